@@ -1,0 +1,57 @@
+#pragma once
+
+#include "Topic.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+namespace EventDesk {
+
+// One accepted event, normalised for storage and delivery.
+struct PublishedEvent
+{
+    QString id;
+    QString eventType; // Event Grid eventType, CloudEvents type, or mapped (custom)
+    QString subject; // may be empty
+    QString dataVersion; // Event Grid dataVersion, CloudEvents extension "dataversion", or mapped
+    QString eventTime; // as published (ISO 8601); for custom schema the mapped value or publish time
+
+    // Compact JSON of the event in the topic's input schema, as it will be delivered when the
+    // subscription's delivery schema equals the input schema. Event Grid: "topic" and
+    // "metadataVersion":"1" filled in (SPEC S1). CloudEvents and custom: as published.
+    QByteArray body;
+
+    // The object filters are evaluated on (SPEC §1 filters): Event Grid and CloudEvents events as
+    // published (Event Grid with topic filled in); a custom event in its Event Grid envelope
+    // (id, topic, subject, eventType, dataVersion, eventTime, data = original object).
+    QJsonObject filterView;
+};
+
+// SPEC §10 and S1–S3: a publish request is accepted whole or rejected whole.
+struct PublishParseResult
+{
+    QList<PublishedEvent> events;
+    int httpStatus = 200; // 400 or 413 on rejection
+    QString errorCode; // Event Grid error code: "BadRequest", "PayloadTooLarge"
+    QString errorMessage; // names the event index and the field, or the limit
+
+    bool isAccepted() const { return httpStatus == 200; }
+};
+
+class EventParser final
+{
+public:
+    static constexpr qsizetype MaxRequestBytes = 1048576; // SPEC §10
+    static constexpr qsizetype MaxEventBytes = 1048576;
+
+    // contentType: the request's Content-Type header (may carry parameters). For CloudEvents
+    // topics, "application/cloudevents+json" is one event, "application/cloudevents-batch+json"
+    // an array; plain "application/json" is accepted as either shape.
+    // publishTimeIso: used as eventTime for custom events without a mapped time.
+    static PublishParseResult parse(const Topic &topic, const QByteArray &body,
+                                    const QByteArray &contentType, const QString &publishTimeIso);
+};
+
+} // namespace EventDesk

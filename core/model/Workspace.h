@@ -1,0 +1,51 @@
+#pragma once
+
+#include "../Expected.h"
+#include "Topic.h"
+
+#include <QByteArray>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+namespace EventDesk {
+
+struct WorkspaceSettings
+{
+    int deadLetterDelaySeconds = 300; // SPEC L3, 0..3600
+    int probationThreshold = 10; // SPEC P2, 1..100
+    int maxConcurrentRequestsPerSubscription = 8; // 1..64
+};
+
+// The parsed workspace.json (PRODUCT.md "Workspace"). Parsing validates everything; an error
+// names the file, the JSON path and the problem, e.g.
+//   "workspace.json: topics[0].eventSubscriptions[1].properties.retryPolicy.maxDeliveryAttempts:
+//    must be an integer from 1 to 30 (got 31)"
+struct Workspace
+{
+    QList<Topic> topics;
+    QJsonArray receivers; // kept verbatim until test receivers exist
+    WorkspaceSettings settings;
+
+    static Expected<Workspace> fromJson(const QByteArray &json, const QString &fileName);
+    QJsonObject toJson() const;
+
+    const Topic *findTopic(const QString &name) const; // case-insensitive, like Event Grid
+};
+
+// ARM-shaped (de)serialisation of one event subscription:
+// {"name":..., "properties":{"destination":{"endpointType":"WebHook","properties":{...}}, ...}}
+// jsonPath prefixes every error message ("topics[0].eventSubscriptions[2]").
+Expected<EventSubscription> eventSubscriptionFromArm(const QJsonObject &object,
+                                                     const QString &jsonPath,
+                                                     EventSchema topicInputSchema);
+QJsonObject eventSubscriptionToArm(const EventSubscription &subscription);
+
+// Validates an in-memory subscription (the GUI editor and the parser share this): every SPEC
+// range, H1 header rules, filter limits, S4 schema combination. Errors name the ARM field.
+Expected<void> validateEventSubscription(const EventSubscription &subscription,
+                                         EventSchema topicInputSchema,
+                                         const QString &jsonPath = QString());
+
+} // namespace EventDesk

@@ -1,0 +1,184 @@
+#pragma once
+
+#include "../Expected.h"
+#include "../rules/DeliveryOutcome.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+#include <QtGlobal>
+
+namespace EventDesk {
+
+// An accepted event as persisted (SPEC D1). seq is assigned by the engine (see maxIds()).
+struct StoredEvent
+{
+    qint64 seq = 0;
+    QString topic;
+    QString id;
+    QString eventType;
+    QString subject;
+    QString dataVersion;
+    QString eventTime;
+    qint64 publishMs = 0;
+    QByteArray body; // PublishedEvent::body
+};
+
+// One (event, subscription) pair and where it is in its life (SPEC §1).
+struct DeliveryRecord
+{
+    qint64 id = 0; // assigned by the engine
+    qint64 eventSeq = 0;
+    QString topic;
+    QString subscription;
+    DeliveryState state = DeliveryState::Pending;
+    int attempts = 0; // failed attempts so far (aeg-delivery-count of the next one)
+    qint64 dueMs = 0; // Pending: next attempt; DeadLetterPending: next write try
+    qint64 publishMs = 0;
+    DeliveryOutcome lastOutcome = DeliveryOutcome::Delivering;
+    int lastHttpStatus = 0;
+    qint64 lastAttemptMs = 0;
+    DeadLetterReason reason = DeadLetterReason::None; // DeadLetterPending
+    qint64 deadLetterUnavailableSinceMs = 0; // L4: first failed write, 0 = none yet
+};
+
+// A delivery that reached its fate: the row is removed, and the event too when it has no
+// deliveries left.
+struct FinishedDelivery
+{
+    qint64 id = 0;
+    qint64 eventSeq = 0;
+    DeliveryState fate = DeliveryState::Delivered; // Delivered, DeadLettered or Dropped
+};
+
+// The dead-letter index (the blob is the record of truth; this row makes browsing and
+// resubmitting fast).
+struct DeadLetterEntry
+{
+    qint64 id = 0; // assigned by the store on insert
+    QString topic;
+    QString subscription;
+    QString eventId;
+    DeadLetterReason reason = DeadLetterReason::None;
+    DeliveryOutcome lastOutcome = DeliveryOutcome::GenericError;
+    int lastHttpStatus = 0;
+    int attempts = 0;
+    qint64 publishMs = 0;
+    qint64 lastAttemptMs = 0;
+    qint64 deadLetteredMs = 0; // time of the write
+    QString blobPath; // "<container>/<SUB>/<y>/<M>/<d>/<H>/<uuid>.json"
+    QByteArray record; // the L7 record bytes (searchable copy)
+    // What a resubmit needs to publish the event again:
+    QString eventType;
+    QString subject;
+    QString dataVersion;
+    QString eventTime;
+    QByteArray eventBody; // StoredEvent::body
+};
+
+struct DroppedEntry
+{
+    QString topic;
+    QString subscription;
+    QString eventId;
+    DeadLetterReason reason = DeadLetterReason::None;
+    DeliveryOutcome lastOutcome = DeliveryOutcome::GenericError;
+    int lastHttpStatus = 0;
+    int attempts = 0;
+    qint64 droppedMs = 0;
+};
+
+// The delivery log (bounded; see SqliteDeliveryStore::MaxAttemptLogRows).
+struct AttemptLogEntry
+{
+    qint64 id = 0; // assigned by the store
+    qint64 timeMs = 0; // when the attempt was sent
+    QString topic;
+    QString subscription;
+    QStringList eventIds; // one per event in the request (batching)
+    int attempt = 0; // 1-based attempt number of the first event
+    int httpStatus = 0;
+    DeliveryOutcome outcome = DeliveryOutcome::Delivered;
+    qint64 durationMs = 0;
+    qint64 nextDueMs = 0; // 0: no retry
+};
+
+// Persisted ProbationTracker state, so probation survives a restart.
+struct ProbationRecord
+{
+    QString topic;
+    QString subscription;
+    int state = 0; // ProbationTracker::State
+    DeliveryOutcome cause = DeliveryOutcome::Delivered;
+    qint64 untilMs = 0;
+    qint64 durationMs = 0;
+    int consecutiveFailures = 0;
+};
+
+// Changes buffered by the engine and committed together in one transaction.
+struct StoreBatch
+{
+    QList<DeliveryRecord> updates; // rows that exist: state, attempts, due, outcome, ...
+    QList<FinishedDelivery> finished;
+    QList<DeadLetterEntry> deadLetters;
+    QList<DroppedEntry> drops;
+    QList<AttemptLogEntry> attempts;
+    QList<ProbationRecord> probation;
+
+    bool isEmpty() const
+    {
+        return updates.isEmpty() && finished.isEmpty() && deadLetters.isEmpty() && drops.isEmpty()
+            && attempts.isEmpty() && probation.isEmpty();
+    }
+};
+
+struct DeadLetterQuery
+{
+    QString topic; // empty = any
+    QString subscription; // empty = any
+    DeadLetterReason reason = DeadLetterReason::None; // None = any
+    QString text; // substring of the record, empty = any
+    qint64 beforeId = 0; // keyset pagination: rows with id < beforeId (0 = from the newest)
+    int limit = 200; // <= 0: no limit
+};
+
+// The persistence the engine needs. The SQLite backend is one implementation; another database
+// must be possible without touching the engine.
+class DeliveryStore
+{
+public:
+    virtual ~DeliveryStore() = default;
+
+    struct MaxIds
+    {
+        qint64 eventSeq = 0;
+        qint64 deliveryId = 0;
+    };
+    virtual Expected<MaxIds> maxIds() = 0;
+
+    // D1: events and their deliveries in ONE transaction; the publish is acknowledged after this
+    // returns successfully. Nothing is stored when it fails.
+    virtual Expected<void> insertPublished(const QList<StoredEvent> &events,
+                                           const QList<DeliveryRecord> &deliveries)
+        = 0;
+
+    // Group commit of everything in batch, in one transaction.
+    virtual Expected<void> commit(const StoreBatch &batch) = 0;
+
+    // Start-up: every delivery that has not reached its fate (Pending, InFlight,
+    // DeadLetterPending). InFlight ones are returned as they were stored; the engine retries them.
+    virtual Expected<QList<DeliveryRecord>> loadUnfinishedDeliveries() = 0;
+    virtual Expected<QList<StoredEvent>> loadEvents(const QList<qint64> &seqs) = 0;
+    virtual Expected<QList<ProbationRecord>> loadProbation() = 0;
+
+    // Dead-letter index (newest first).
+    virtual Expected<QList<DeadLetterEntry>> deadLetters(const DeadLetterQuery &query) = 0;
+    virtual Expected<QList<DeadLetterEntry>> deadLettersById(const QList<qint64> &ids) = 0;
+    virtual Expected<qint64> countDeadLetters(const DeadLetterQuery &query) = 0;
+    virtual Expected<void> removeDeadLetters(const QList<qint64> &ids) = 0;
+
+    virtual Expected<QList<DroppedEntry>> droppedDeliveries(int limit) = 0;
+    virtual Expected<QList<AttemptLogEntry>> attemptLog(int limit) = 0; // newest first
+};
+
+} // namespace EventDesk

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "DeliveryStore.h"
+
+#include <QSqlDatabase>
+#include <QString>
+
+#include <memory>
+
+namespace EventDesk {
+
+// SQLite backend: WAL mode, synchronous=NORMAL (a committed publish survives a process crash;
+// WAL + NORMAL can lose the last transactions only on an OS crash / power loss), prepared
+// statements reused, one connection used from one thread.
+class SqliteDeliveryStore final : public DeliveryStore
+{
+public:
+    static constexpr int MaxAttemptLogRows = 100000;
+
+    SqliteDeliveryStore();
+    ~SqliteDeliveryStore() override;
+
+    // Creates the schema when the file is new; refuses a file that is not an EventDesk store
+    // (the error names the file).
+    Expected<void> open(const QString &filePath);
+    void close();
+
+    Expected<MaxIds> maxIds() override;
+    Expected<void> insertPublished(const QList<StoredEvent> &events,
+                                   const QList<DeliveryRecord> &deliveries) override;
+    Expected<void> commit(const StoreBatch &batch) override;
+    Expected<QList<DeliveryRecord>> loadUnfinishedDeliveries() override;
+    Expected<QList<StoredEvent>> loadEvents(const QList<qint64> &seqs) override;
+    Expected<QList<ProbationRecord>> loadProbation() override;
+    Expected<QList<DeadLetterEntry>> deadLetters(const DeadLetterQuery &query) override;
+    Expected<QList<DeadLetterEntry>> deadLettersById(const QList<qint64> &ids) override;
+    Expected<qint64> countDeadLetters(const DeadLetterQuery &query) override;
+    Expected<void> removeDeadLetters(const QList<qint64> &ids) override;
+    Expected<QList<DroppedEntry>> droppedDeliveries(int limit) override;
+    Expected<QList<AttemptLogEntry>> attemptLog(int limit) override;
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace EventDesk
