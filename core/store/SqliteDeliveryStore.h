@@ -17,7 +17,9 @@ class SqliteDeliveryStore final : public DeliveryStore
 public:
     static constexpr int MaxAttemptLogRows = 100000;
 
-    SqliteDeliveryStore();
+    // maxAttemptLogRows bounds the delivery log; other values than the default exist so that
+    // tests can exercise the trimming without writing 100k rows.
+    explicit SqliteDeliveryStore(int maxAttemptLogRows = MaxAttemptLogRows);
     ~SqliteDeliveryStore() override;
 
     // Creates the schema when the file is new; refuses a file that is not an EventDesk store
