@@ -1,0 +1,256 @@
+// eventdeskd: the EventDesk delivery engine without a GUI, for CI pipelines and servers.
+
+#include "Logging.h"
+#include "engine/Clock.h"
+#include "engine/Engine.h"
+#include "io/DeadLetterSink.h"
+#include "io/TopicEndpoint.h"
+#include "io/WorkspaceFolder.h"
+#include "store/SqliteDeliveryStore.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QHostAddress>
+#include <QLoggingCategory>
+#include <QNetworkAccessManager>
+#include <QStandardPaths>
+#include <QUrl>
+
+#include <cstdio>
+#include <memory>
+
+#ifdef Q_OS_UNIX
+#include <QSocketNotifier>
+#include <csignal>
+#include <sys/socket.h>
+#include <unistd.h>
+#endif
+#ifdef Q_OS_WIN
+#include <windows.h>
+#endif
+
+using namespace Qt::StringLiterals;
+using namespace EventDesk;
+
+namespace {
+
+constexpr quint16 DefaultPort = 5170;
+
+void printError(const QString &message)
+{
+    std::fprintf(stderr, "eventdeskd: %s\n", qPrintable(message));
+}
+
+#ifdef Q_OS_UNIX
+int s_signalPipe[2] = {-1, -1};
+
+void onTerminationSignal(int)
+{
+    const char byte = 1;
+    // Only async-signal-safe work here: wake the event loop through the pipe.
+    [[maybe_unused]] const auto written = ::write(s_signalPipe[0], &byte, 1);
+}
+
+void installSignalHandlers(QCoreApplication &app)
+{
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, s_signalPipe) != 0)
+        return;
+    auto *notifier = new QSocketNotifier(s_signalPipe[1], QSocketNotifier::Read, &app);
+    QObject::connect(notifier, &QSocketNotifier::activated, &app, [&app, notifier] {
+        notifier->setEnabled(false);
+        char byte;
+        [[maybe_unused]] const auto read = ::read(s_signalPipe[1], &byte, 1);
+        qCInfo(lcDaemon) << "termination signal received, shutting down";
+        app.quit();
+    });
+    struct sigaction action = {};
+    action.sa_handler = onTerminationSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+}
+#elif defined(Q_OS_WIN)
+BOOL WINAPI onConsoleControl(DWORD)
+{
+    QMetaObject::invokeMethod(QCoreApplication::instance(), &QCoreApplication::quit,
+                              Qt::QueuedConnection);
+    return TRUE;
+}
+
+void installSignalHandlers(QCoreApplication &)
+{
+    SetConsoleCtrlHandler(onConsoleControl, TRUE);
+}
+#else
+void installSignalHandlers(QCoreApplication &) {}
+#endif
+
+struct ListenAddress
+{
+    QHostAddress address;
+    QString host;
+    quint16 port = DefaultPort;
+};
+
+Expected<ListenAddress> parseListen(const QString &text)
+{
+    const QUrl url(u"http://"_s + text);
+    const int port = url.port(-1);
+    if (!url.isValid() || url.host().isEmpty() || port < 0 || port > 65535 || !url.path().isEmpty())
+        return Error(u"--listen: expected HOST:PORT with a port from 0 to 65535 (got '%1')"_s.arg(text));
+    ListenAddress result;
+    result.host = url.host();
+    result.port = quint16(port);
+    if (result.host.compare(u"localhost"_s, Qt::CaseInsensitive) == 0) {
+        result.address = QHostAddress::LocalHost;
+    } else if (!result.address.setAddress(result.host)) {
+        return Error(u"--listen: '%1' is not an IP address (use 127.0.0.1, ::1, 0.0.0.0 or localhost)"_s
+                         .arg(result.host));
+    }
+    return result;
+}
+
+QString urlHost(const QString &host)
+{
+    return host.contains(u':') ? u'[' + host + u']' : host;
+}
+
+// PRODUCT.md: a topic's key from EVENTDESK_TOPIC_KEY_<TOPIC>, the name upper-cased with every
+// character other than a letter or digit replaced by '_'.
+QString topicKeyFromEnvironment(const QString &topicName)
+{
+    QString variable = u"EVENTDESK_TOPIC_KEY_"_s;
+    for (QChar c : topicName.toUpper())
+        variable.append((c.isLetterOrNumber() && c.unicode() < 128) ? c : u'_');
+    return qEnvironmentVariable(variable.toLatin1().constData());
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    // Debug output of the engine is opt-in (QT_LOGGING_RULES="eventdesk.*.debug=true").
+    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
+        QLoggingCategory::setFilterRules(u"eventdesk.*.debug=false"_s);
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setOrganizationName(u"EventDesk"_s);
+    QCoreApplication::setApplicationName(u"eventdeskd"_s);
+    QCoreApplication::setApplicationVersion(QStringLiteral(EVENTDESK_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        u"EventDesk headless engine: Azure Event Grid delivery and retry semantics, durable, "
+        "with the topic endpoint POST /topics/<topic>/api/events."_s);
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption workspaceOption(
+        u"workspace"_s,
+        u"Workspace folder (workspace.json, store, deadletters/). Created with a demo topic if "
+        "missing. Default: the user's EventDesk data folder."_s,
+        u"DIR"_s);
+    const QCommandLineOption listenOption(
+        u"listen"_s, u"Address of the topic endpoint (default 127.0.0.1:%1; port 0 picks a free one)."_s.arg(DefaultPort),
+        u"HOST:PORT"_s, u"127.0.0.1:%1"_s.arg(DefaultPort));
+    const QCommandLineOption timeScaleOption(
+        u"time-scale"_s,
+        u"Run engine time N times faster (retry waits, TTL, probation, dead-letter delay); "
+        "1 to 100000, default 1."_s,
+        u"N"_s, u"1"_s);
+    const QCommandLineOption noJitterOption(u"no-jitter"_s,
+                                            u"Disable the random 0-10 % added to retry waits."_s);
+    const QCommandLineOption seedOption(u"jitter-seed"_s, u"Seed the retry jitter (reproducible runs)."_s,
+                                        u"SEED"_s);
+    parser.addOptions({workspaceOption, listenOption, timeScaleOption, noJitterOption, seedOption});
+    parser.process(app);
+
+    if (!parser.positionalArguments().isEmpty()) {
+        printError(u"unexpected argument '%1' (see --help)"_s.arg(parser.positionalArguments().constFirst()));
+        return 2;
+    }
+    auto listen = parseListen(parser.value(listenOption));
+    if (!listen) {
+        printError(listen.error());
+        return 2;
+    }
+    bool scaleOk = false;
+    const double timeScale = parser.value(timeScaleOption).toDouble(&scaleOk);
+    if (!scaleOk || timeScale < 1.0 || timeScale > 100000.0) {
+        printError(u"--time-scale: must be a number from 1 to 100000 (got '%1')"_s.arg(parser.value(timeScaleOption)));
+        return 2;
+    }
+    quint64 seed = 0;
+    if (parser.isSet(seedOption)) {
+        bool seedOk = false;
+        seed = parser.value(seedOption).toULongLong(&seedOk);
+        if (!seedOk || seed == 0) {
+            printError(u"--jitter-seed: must be a positive integer (got '%1')"_s.arg(parser.value(seedOption)));
+            return 2;
+        }
+    }
+
+    QString workspaceDir = parser.value(workspaceOption);
+    if (workspaceDir.isEmpty()) {
+        workspaceDir = QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation))
+                           .filePath(u"EventDesk/workspaces/default"_s);
+    }
+    workspaceDir = QDir(workspaceDir).absolutePath();
+
+    const QString baseUrl = u"http://%1:%2"_s.arg(urlHost(listen->host)).arg(listen->port ? listen->port : DefaultPort);
+    auto workspace = WorkspaceFolder::openOrCreate(workspaceDir, baseUrl);
+    if (!workspace) {
+        printError(workspace.error());
+        return 2;
+    }
+
+    SqliteDeliveryStore store;
+    if (auto opened = store.open(WorkspaceFolder::storeFile(workspaceDir)); !opened) {
+        printError(opened.error());
+        return 2;
+    }
+
+    std::unique_ptr<Clock> clock;
+    if (timeScale == 1.0)
+        clock = std::make_unique<SystemClock>();
+    else
+        clock = std::make_unique<ScaledClock>(timeScale);
+
+    EngineOptions options;
+    options.jitter = !parser.isSet(noJitterOption);
+    options.jitterSeed = seed;
+    // --time-scale: the D6 response timeout scales with engine time, but never below 5 s of real
+    // time, so a healthy local receiver does not look TimedOut at high scales; the late-success
+    // window keeps its 6x ratio to the timeout.
+    options.responseTimeoutMs = std::max<qint64>(30'000, qint64(5'000 * timeScale));
+    options.abortAfterMs = 6 * options.responseTimeoutMs;
+
+    QNetworkAccessManager network;
+    FolderDeadLetterSink deadLetterSink(WorkspaceFolder::deadLetterRoot(workspaceDir));
+    Engine engine(clock.get(), &network, &store, &deadLetterSink, options);
+    if (auto started = engine.start(workspace.value()); !started) {
+        printError(u"cannot start the engine: %1"_s.arg(started.error()));
+        return 2;
+    }
+
+    TopicEndpoint endpoint(&engine, topicKeyFromEnvironment);
+    auto port = endpoint.listen(listen->address, listen->port);
+    if (!port) {
+        printError(port.error());
+        engine.shutdown();
+        return 2;
+    }
+    if (!listen->address.isLoopback())
+        qCWarning(lcDaemon) << "listening on a non-loopback address: the topic endpoint is reachable from other machines";
+
+    installSignalHandlers(app);
+    std::printf("EventDesk listening on http://%s:%u\n", qPrintable(urlHost(listen->host)), unsigned(port.value()));
+    std::fflush(stdout);
+    qCInfo(lcDaemon) << "workspace" << workspaceDir << "time scale" << timeScale;
+
+    const int exitCode = app.exec();
+    engine.shutdown();
+    store.close();
+    qCInfo(lcDaemon) << "stopped";
+    return exitCode;
+}

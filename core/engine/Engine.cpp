@@ -1,0 +1,1493 @@
+#include "Engine.h"
+
+#include "../Logging.h"
+#include "../io/DeadLetterSink.h"
+#include "../rules/BatchBuilder.h"
+#include "../rules/DeadLetterFormatter.h"
+#include "../rules/FilterEvaluator.h"
+#include "../rules/OutcomeClassifier.h"
+#include "../rules/ProbationTracker.h"
+#include "../rules/RetryPlanner.h"
+#include "../rules/SchemaConverter.h"
+#include "Clock.h"
+
+#include <QDateTime>
+#include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QSet>
+#include <QUuid>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace Qt::StringLiterals;
+
+namespace EventDesk {
+
+namespace {
+
+QString subscriptionKey(const QString &topic, const QString &subscription)
+{
+    return topic.toLower() + u'/' + subscription.toLower();
+}
+
+template <typename Entry>
+void heapPush(std::vector<Entry> &heap, Entry entry)
+{
+    heap.push_back(entry);
+    std::push_heap(heap.begin(), heap.end(), std::greater<>());
+}
+
+template <typename Entry>
+void heapPop(std::vector<Entry> &heap)
+{
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+    heap.pop_back();
+}
+
+// SPEC P3: dead letters caused by a no-retry-class probation name its cause.
+DeadLetterReason probationReason(DeliveryOutcome cause)
+{
+    switch (cause) {
+    case DeliveryOutcome::Unauthorized:
+        return DeadLetterReason::UndeliverableDueToHttpUnauthorized;
+    case DeliveryOutcome::Forbidden:
+        return DeadLetterReason::UndeliverableDueToHttpForbidden;
+    case DeliveryOutcome::Disabled:
+        return DeadLetterReason::UndeliverableDueToHttpDisabled;
+    case DeliveryOutcome::Full:
+        return DeadLetterReason::UndeliverableDueToHttpFull;
+    case DeliveryOutcome::InvalidAzureFunctionDestination:
+        return DeadLetterReason::UndeliverableDueToHttpInvalidAzureFunctionDestination;
+    default:
+        return DeadLetterReason::UndeliverableDueToHttpForbidden;
+    }
+}
+
+QByteArray scalarHeaderValue(const QJsonValue &value)
+{
+    // SPEC H3: only string, number and boolean values are used.
+    switch (value.type()) {
+    case QJsonValue::String:
+        return value.toString().toUtf8();
+    case QJsonValue::Bool:
+        return value.toBool() ? QByteArrayLiteral("true") : QByteArrayLiteral("false");
+    case QJsonValue::Double: {
+        const double number = value.toDouble();
+        if (std::floor(number) == number && std::abs(number) < 1e15)
+            return QByteArray::number(qint64(number));
+        return QByteArray::number(number, 'g', 17);
+    }
+    default:
+        return {};
+    }
+}
+
+bool hasLineBreak(const QByteArray &value)
+{
+    return value.contains('\r') || value.contains('\n');
+}
+
+} // namespace
+
+struct Engine::EventCache
+{
+    // Events shared by the deliveries that currently need them; an entry disappears with the last
+    // delivery holding it, so a large retry backlog does not keep payloads in memory.
+    QHash<qint64, std::weak_ptr<const StoredEvent>> bySeq;
+
+    std::shared_ptr<const StoredEvent> adopt(StoredEvent event)
+    {
+        const qint64 seq = event.seq;
+        std::shared_ptr<const StoredEvent> shared(new StoredEvent(std::move(event)),
+                                                  [this](const StoredEvent *stored) {
+                                                      bySeq.remove(stored->seq);
+                                                      delete stored;
+                                                  });
+        bySeq.insert(seq, shared);
+        return shared;
+    }
+
+    std::shared_ptr<const StoredEvent> find(qint64 seq) const
+    {
+        const auto it = bySeq.constFind(seq);
+        return it == bySeq.cend() ? nullptr : it->lock();
+    }
+};
+
+struct Engine::Delivery
+{
+    qint64 id = 0;
+    qint64 eventSeq = 0;
+    qint64 dueMs = 0;
+    qint64 publishMs = 0;
+    qint64 lastAttemptMs = 0;
+    qint64 deadLetterUnavailableSinceMs = 0;
+    int attempts = 0;
+    int lastHttpStatus = 0;
+    int subscriptionIndex = 0;
+    quint64 generation = 0; // heap entries with an older generation are stale
+    DeliveryOutcome lastOutcome = DeliveryOutcome::Delivering;
+    DeliveryState state = DeliveryState::Pending;
+    DeadLetterReason reason = DeadLetterReason::None;
+    std::shared_ptr<const StoredEvent> event; // loaded lazily when a request or a record needs it
+
+    DeliveryRecord record(const Subscription &subscription) const;
+};
+
+struct Engine::Subscription
+{
+    int index = 0;
+    QString topic;
+    QString topicPath;
+    EventSchema inputSchema = EventSchema::EventGrid;
+    EventSubscription config;
+    ProbationTracker probation;
+    std::vector<HeapEntry> pending; // key: delivery id
+    std::vector<HeapEntry> deadLetterPending; // key: delivery id
+    int inFlightRequests = 0;
+    bool deadLetterWriteInProgress = false;
+    bool removed = false;
+    quint64 heapGeneration = 0;
+    qint64 scheduledAtMs = -1;
+    SubscriptionSnapshot counters;
+};
+
+DeliveryRecord Engine::Delivery::record(const Subscription &subscription) const
+{
+    DeliveryRecord result;
+    result.id = id;
+    result.eventSeq = eventSeq;
+    result.topic = subscription.topic;
+    result.subscription = subscription.config.name;
+    // In-flight deliveries are persisted as pending: after a crash they are simply retried.
+    result.state = state == DeliveryState::InFlight ? DeliveryState::Pending : state;
+    result.attempts = attempts;
+    result.dueMs = dueMs;
+    result.publishMs = publishMs;
+    result.lastOutcome = lastOutcome;
+    result.lastHttpStatus = lastHttpStatus;
+    result.lastAttemptMs = lastAttemptMs;
+    result.reason = reason;
+    result.deadLetterUnavailableSinceMs = deadLetterUnavailableSinceMs;
+    return result;
+}
+
+struct Engine::Request
+{
+    quint64 id = 0;
+    int subscriptionIndex = 0;
+    QList<qint64> deliveryIds;
+    QStringList eventIds;
+    QPointer<QNetworkReply> reply;
+    qint64 sentMs = 0;
+    int attempt = 0; // attempt number of the first delivery (1-based)
+    bool probe = false;
+    bool timedOut = false; // D6: counted as failed at 30 s, still waiting for a late success
+    bool aborted = false; // D6: abandoned at 3 min
+    bool canceled = false; // shutdown
+};
+
+Engine::Engine(Clock *clock, QNetworkAccessManager *network, DeliveryStore *store,
+               DeadLetterSink *deadLetterSink, EngineOptions options, QObject *parent)
+    : QObject(parent)
+    , m_clock(clock)
+    , m_network(network)
+    , m_store(store)
+    , m_deadLetterSink(deadLetterSink)
+    , m_options(options)
+    , m_events(std::make_unique<EventCache>())
+    , m_random(options.jitterSeed ? options.jitterSeed : std::random_device()())
+{
+    connect(m_clock, &Clock::alarm, this, &Engine::onAlarm);
+    m_flushTimer.setSingleShot(true);
+    connect(&m_flushTimer, &QTimer::timeout, this, [this] { (void)flush(); });
+}
+
+Engine::~Engine()
+{
+    if (m_running)
+        shutdown();
+    // Deliveries hold events whose deleter touches the cache: release them first.
+    m_deliveries.clear();
+}
+
+void Engine::setSecretResolver(
+    std::function<QString(const QString &, const QString &, const QString &)> resolver)
+{
+    m_secretResolver = std::move(resolver);
+}
+
+Expected<void> Engine::start(const Workspace &workspace)
+{
+    const qint64 now = m_clock->nowMs();
+    auto ids = m_store->maxIds();
+    if (!ids)
+        return Error(ids.error());
+    m_nextEventSeq = ids->eventSeq + 1;
+    m_nextDeliveryId = ids->deliveryId + 1;
+
+    m_workspace = workspace;
+    rebuildSubscriptions(workspace, now);
+
+    auto probation = m_store->loadProbation();
+    if (!probation)
+        return Error(probation.error());
+    for (const ProbationRecord &record : std::as_const(probation.value())) {
+        if (Subscription *subscription = findSubscription(record.topic, record.subscription)) {
+            subscription->probation.restore(ProbationTracker::State(record.state), record.cause,
+                                            record.untilMs, record.durationMs,
+                                            record.consecutiveFailures);
+        }
+    }
+
+    auto unfinished = m_store->loadUnfinishedDeliveries();
+    if (!unfinished)
+        return Error(unfinished.error());
+    qsizetype restored = 0;
+    for (const DeliveryRecord &record : std::as_const(unfinished.value())) {
+        auto delivery = std::make_unique<Delivery>();
+        delivery->id = record.id;
+        delivery->eventSeq = record.eventSeq;
+        delivery->dueMs = record.dueMs;
+        delivery->publishMs = record.publishMs;
+        delivery->lastAttemptMs = record.lastAttemptMs;
+        delivery->deadLetterUnavailableSinceMs = record.deadLetterUnavailableSinceMs;
+        delivery->attempts = record.attempts;
+        delivery->lastHttpStatus = record.lastHttpStatus;
+        delivery->lastOutcome = record.lastOutcome;
+        delivery->reason = record.reason;
+        delivery->state = record.state == DeliveryState::DeadLetterPending
+                              ? DeliveryState::DeadLetterPending
+                              : DeliveryState::Pending;
+        Subscription *subscription = findSubscription(record.topic, record.subscription);
+        Delivery &ref = *delivery;
+        m_deliveries.emplace(record.id, std::move(delivery));
+        if (!subscription) {
+            drop(nullptr, ref, DeadLetterReason::SubscriptionDeleted, now);
+            continue;
+        }
+        ref.subscriptionIndex = subscription->index;
+        if (ref.state == DeliveryState::DeadLetterPending) {
+            heapPush(subscription->deadLetterPending, HeapEntry{ref.dueMs, quint64(ref.id), ref.generation});
+            ++subscription->counters.deadLetterPending;
+        } else {
+            pushPending(*subscription, ref);
+        }
+        ++restored;
+    }
+    qCInfo(lcScheduler) << "restored" << restored << "unfinished deliveries";
+
+    m_running = true;
+    for (const auto &subscription : m_subscriptions)
+        reschedule(*subscription, now);
+    return {};
+}
+
+void Engine::rebuildSubscriptions(const Workspace &workspace, qint64 now)
+{
+    QHash<QString, Subscription *> existing;
+    for (const auto &subscription : m_subscriptions) {
+        if (!subscription->removed)
+            existing.insert(subscriptionKey(subscription->topic, subscription->config.name),
+                            subscription.get());
+    }
+    QSet<Subscription *> kept;
+    for (const Topic &topic : workspace.topics) {
+        if (!m_topicCounters.contains(topic.name.toLower()))
+            m_topicCounters.insert(topic.name.toLower(), TopicSnapshot{topic.name, 0, 0, 0});
+        for (const EventSubscription &config : topic.eventSubscriptions) {
+            Subscription *subscription = existing.value(subscriptionKey(topic.name, config.name));
+            if (!subscription) {
+                auto created = std::make_unique<Subscription>();
+                created->index = int(m_subscriptions.size());
+                subscription = created.get();
+                m_subscriptions.push_back(std::move(created));
+            }
+            subscription->topic = topic.name;
+            subscription->topicPath = topic.resourcePath();
+            subscription->inputSchema = topic.inputSchema;
+            subscription->config = config;
+            subscription->probation.setThreshold(workspace.settings.probationThreshold);
+            subscription->counters.topic = topic.name;
+            subscription->counters.subscription = config.name;
+            subscription->counters.enabled = config.enabled;
+            kept.insert(subscription);
+        }
+    }
+    for (const auto &subscription : m_subscriptions) {
+        if (subscription->removed || kept.contains(subscription.get()))
+            continue;
+        // The subscription was deleted: its backlog cannot be delivered any more.
+        subscription->removed = true;
+        QList<Delivery *> orphans;
+        for (const auto &[id, delivery] : m_deliveries) {
+            if (delivery->subscriptionIndex == subscription->index
+                && delivery->state != DeliveryState::InFlight)
+                orphans.append(delivery.get());
+        }
+        for (Delivery *delivery : std::as_const(orphans))
+            drop(subscription.get(), *delivery, DeadLetterReason::SubscriptionDeleted, now);
+        subscription->pending.clear();
+        subscription->deadLetterPending.clear();
+    }
+}
+
+Expected<void> Engine::applyWorkspace(const Workspace &workspace)
+{
+    const qint64 now = m_clock->nowMs();
+    m_workspace = workspace;
+    rebuildSubscriptions(workspace, now);
+    for (const auto &subscription : m_subscriptions)
+        reschedule(*subscription, now);
+    scheduleFlush();
+    return {};
+}
+
+void Engine::shutdown()
+{
+    if (!m_running)
+        return;
+    m_running = false;
+    m_clock->cancelAlarm();
+    m_alarmAtMs = -1;
+    // SPEC §7 Canceled: requests cut short by shutdown; their deliveries stay pending in the
+    // store and are retried after a restart.
+    std::vector<Request *> requests;
+    for (const auto &[id, request] : m_requests)
+        requests.push_back(request.get());
+    for (Request *pending : requests) {
+        Request &request = *pending;
+        request.canceled = true;
+        if (request.reply)
+            request.reply->abort();
+    }
+    m_requests.clear();
+    m_requestByReply.clear();
+    m_flushTimer.stop();
+    if (auto result = flush(); !result)
+        qCWarning(lcStore) << "final commit failed:" << result.error();
+}
+
+bool Engine::hasTopic(const QString &topicName) const
+{
+    return m_workspace.findTopic(topicName) != nullptr;
+}
+
+Engine::Subscription *Engine::findSubscription(const QString &topic, const QString &name)
+{
+    const QString key = subscriptionKey(topic, name);
+    for (const auto &subscription : m_subscriptions) {
+        if (!subscription->removed && subscriptionKey(subscription->topic, subscription->config.name) == key)
+            return subscription.get();
+    }
+    return nullptr;
+}
+
+PublishResult Engine::publish(const QString &topicName, const QByteArray &body,
+                              const QByteArray &contentType)
+{
+    PublishResult result;
+    const Topic *topic = m_workspace.findTopic(topicName);
+    if (!topic) {
+        result.httpStatus = 404;
+        result.errorCode = u"NotFound"_s;
+        result.errorMessage = u"Topic '%1' does not exist in this workspace."_s.arg(topicName);
+        return result;
+    }
+    TopicSnapshot &topicCounters = m_topicCounters[topic->name.toLower()];
+    if (!m_running) {
+        result.httpStatus = 503;
+        result.errorCode = u"ServiceUnavailable"_s;
+        result.errorMessage = u"The engine is shutting down."_s;
+        return result;
+    }
+
+    const qint64 now = m_clock->nowMs();
+    const QString publishTimeIso = DeadLetterFormatter::formatTime(now);
+    PublishParseResult parsed = EventParser::parse(*topic, body, contentType, publishTimeIso);
+    if (!parsed.isAccepted()) {
+        ++topicCounters.rejectedRequests;
+        result.httpStatus = parsed.httpStatus;
+        result.errorCode = parsed.errorCode;
+        result.errorMessage = parsed.errorMessage;
+        return result;
+    }
+
+    QList<Subscription *> targets;
+    for (const auto &subscription : m_subscriptions) {
+        if (!subscription->removed && subscription->config.enabled
+            && subscription->topic.compare(topic->name, Qt::CaseInsensitive) == 0)
+            targets.append(subscription.get());
+    }
+
+    QList<StoredEvent> events;
+    events.reserve(parsed.events.size());
+    QList<DeliveryRecord> records;
+    QList<int> recordSubscription; // index into targets per record
+    quint64 unmatched = 0;
+    const qint64 firstSeq = m_nextEventSeq;
+    const qint64 firstDeliveryId = m_nextDeliveryId;
+    qint64 seq = firstSeq;
+    qint64 deliveryId = firstDeliveryId;
+    for (const PublishedEvent &published : std::as_const(parsed.events)) {
+        StoredEvent event;
+        event.seq = seq++;
+        event.topic = topic->name;
+        event.id = published.id;
+        event.eventType = published.eventType;
+        event.subject = published.subject;
+        event.dataVersion = published.dataVersion;
+        event.eventTime = published.eventTime;
+        event.publishMs = now;
+        event.body = published.body;
+        bool matched = false;
+        for (int i = 0; i < targets.size(); ++i) {
+            const Subscription &subscription = *targets.at(i);
+            if (!FilterEvaluator::matches(subscription.config.filter, published.eventType,
+                                          published.subject, published.filterView))
+                continue;
+            matched = true;
+            DeliveryRecord record;
+            record.id = deliveryId++;
+            record.eventSeq = event.seq;
+            record.topic = subscription.topic;
+            record.subscription = subscription.config.name;
+            record.state = DeliveryState::Pending;
+            record.dueMs = now; // SPEC D2: delivered right away
+            record.publishMs = now;
+            records.append(record);
+            recordSubscription.append(i);
+        }
+        if (!matched)
+            ++unmatched;
+        events.append(std::move(event));
+    }
+
+    // SPEC D1: acknowledge only after the events and their deliveries are committed.
+    if (auto stored = m_store->insertPublished(events, records); !stored) {
+        qCWarning(lcStore) << "publish to" << topic->name << "not stored:" << stored.error();
+        ++topicCounters.rejectedRequests;
+        result.httpStatus = 500;
+        result.errorCode = u"InternalServerError"_s;
+        result.errorMessage = u"The events could not be stored: %1"_s.arg(stored.error());
+        return result;
+    }
+    m_nextEventSeq = seq;
+    m_nextDeliveryId = deliveryId;
+
+    topicCounters.published += quint64(events.size());
+    topicCounters.unmatched += unmatched;
+    result.accepted = int(events.size());
+    result.deliveriesCreated = int(records.size());
+
+    QHash<qint64, std::shared_ptr<const StoredEvent>> shared;
+    for (StoredEvent &event : events) {
+        const qint64 eventSeq = event.seq;
+        shared.insert(eventSeq, m_events->adopt(std::move(event)));
+    }
+    QSet<Subscription *> touched;
+    for (qsizetype i = 0; i < records.size(); ++i) {
+        const DeliveryRecord &record = records.at(i);
+        Subscription &subscription = *targets.at(recordSubscription.at(i));
+        auto delivery = std::make_unique<Delivery>();
+        delivery->id = record.id;
+        delivery->eventSeq = record.eventSeq;
+        delivery->dueMs = now;
+        delivery->publishMs = now;
+        delivery->subscriptionIndex = subscription.index;
+        delivery->event = shared.value(record.eventSeq);
+        Delivery &ref = *delivery;
+        m_deliveries.emplace(record.id, std::move(delivery));
+        ++subscription.counters.matched;
+        pushPending(subscription, ref);
+        touched.insert(&subscription);
+    }
+    for (Subscription *subscription : std::as_const(touched))
+        reschedule(*subscription, now);
+    return result;
+}
+
+void Engine::pushPending(Subscription &subscription, Delivery &delivery)
+{
+    delivery.state = DeliveryState::Pending;
+    ++delivery.generation;
+    heapPush(subscription.pending, HeapEntry{delivery.dueMs, quint64(delivery.id), delivery.generation});
+    ++subscription.counters.backlog;
+}
+
+double Engine::nextJitter()
+{
+    if (!m_options.jitter)
+        return 0.0;
+    // SPEC R5: uniform 0 .. +10 % of the wait.
+    std::uniform_real_distribution<double> distribution(0.0, 0.1);
+    return distribution(m_random);
+}
+
+void Engine::onAlarm()
+{
+    if (!m_running)
+        return;
+    m_alarmAtMs = -1;
+    m_inAlarm = true;
+    const qint64 now = m_clock->nowMs();
+
+    // D6 deadlines first: a timed-out request frees its slot for the subscriptions serviced next.
+    while (!m_deadlineHeap.empty() && m_deadlineHeap.front().atMs <= now) {
+        const HeapEntry entry = m_deadlineHeap.front();
+        heapPop(m_deadlineHeap);
+        if (entry.generation == 0)
+            onRequestTimedOut(entry.key, now);
+        else
+            onRequestAbortDue(entry.key);
+    }
+
+    // Each subscription is serviced at most once per alarm; work it re-schedules for "now" runs
+    // on the next alarm, so a bug can never spin here.
+    std::vector<HeapEntry> deferred;
+    while (!m_subscriptionHeap.empty() && m_subscriptionHeap.front().atMs <= now) {
+        const HeapEntry entry = m_subscriptionHeap.front();
+        heapPop(m_subscriptionHeap);
+        Subscription &subscription = *m_subscriptions.at(entry.key);
+        if (entry.generation != subscription.heapGeneration)
+            continue;
+        subscription.scheduledAtMs = -1;
+        service(subscription, now);
+    }
+    m_inAlarm = false;
+    rearmAlarm();
+}
+
+void Engine::service(Subscription &subscription, qint64 now)
+{
+    if (subscription.removed)
+        return;
+    serviceDeadLetters(subscription, now);
+
+    if (subscription.config.enabled) {
+        ProbationTracker &probation = subscription.probation;
+        probation.update(now);
+        switch (probation.dueAction()) {
+        case ProbationTracker::DueAction::Send: {
+            const int capacity = probation.state() == ProbationTracker::State::HalfOpen
+                                     ? 1
+                                     : std::max(0, m_workspace.settings.maxConcurrentRequestsPerSubscription
+                                                       - subscription.inFlightRequests);
+            sendBatches(subscription, now, capacity);
+            break;
+        }
+        case ProbationTracker::DueAction::DeadLetterWithoutAttempt:
+            serviceProbationDue(subscription, now);
+            break;
+        case ProbationTracker::DueAction::Defer:
+            // SPEC P3/P5: transient probation defers due deliveries; the backlog stays untouched
+            // and the subscription sleeps in the heap until the probation ends.
+            break;
+        }
+    }
+    reschedule(subscription, now);
+}
+
+void Engine::serviceProbationDue(Subscription &subscription, qint64 now)
+{
+    // SPEC P3: a probation caused by a no-retry class of outcome dead-letters due deliveries
+    // without an attempt, with lastDeliveryOutcome Probation.
+    const DeadLetterReason reason = probationReason(subscription.probation.cause());
+    while (!subscription.pending.empty() && subscription.pending.front().atMs <= now) {
+        const HeapEntry entry = subscription.pending.front();
+        heapPop(subscription.pending);
+        auto it = m_deliveries.find(qint64(entry.key));
+        if (it == m_deliveries.end())
+            continue;
+        Delivery &delivery = *it->second.get();
+        if (delivery.state != DeliveryState::Pending || delivery.generation != entry.generation)
+            continue;
+        --subscription.counters.backlog;
+        if (RetryPlanner::isExpired(subscription.config.retryPolicy, delivery.publishMs, now)) {
+            // SPEC R7 takes precedence: the TTL ran out before this due time.
+            if (RetryPlanner::fateAction(subscription.config.hasDeadLetterDestination())
+                == RetryDecision::Action::DeadLetter)
+                toDeadLetterPending(subscription, delivery, DeadLetterReason::TimeToLiveExceeded, now);
+            else
+                drop(&subscription, delivery, DeadLetterReason::TimeToLiveExceeded, now);
+            continue;
+        }
+        delivery.lastOutcome = DeliveryOutcome::Probation;
+        delivery.lastHttpStatus = 0;
+        if (subscription.config.hasDeadLetterDestination())
+            toDeadLetterPending(subscription, delivery, reason, now);
+        else
+            drop(&subscription, delivery, reason, now);
+    }
+}
+
+int Engine::sendBatches(Subscription &subscription, qint64 now, int maxRequests)
+{
+    const BatchPolicy &batchPolicy = subscription.config.batchPolicy;
+    const int perRequest = batchPolicy.enabled ? batchPolicy.maxEventsPerBatch : 1;
+    int sent = 0;
+    std::vector<Delivery *> ready;
+    while (sent < maxRequests) {
+        ready.clear();
+        // Collect what is due now, up to one batch (SPEC B5: never wait to fill a batch).
+        while (int(ready.size()) < perRequest && !subscription.pending.empty()
+               && subscription.pending.front().atMs <= now) {
+            const HeapEntry entry = subscription.pending.front();
+            heapPop(subscription.pending);
+            auto it = m_deliveries.find(qint64(entry.key));
+            if (it == m_deliveries.end())
+                continue;
+            Delivery &delivery = *it->second.get();
+            if (delivery.state != DeliveryState::Pending || delivery.generation != entry.generation)
+                continue;
+            --subscription.counters.backlog;
+            // SPEC R7: the TTL is checked only now, when the next attempt comes due.
+            if (RetryPlanner::isExpired(subscription.config.retryPolicy, delivery.publishMs, now)) {
+                if (RetryPlanner::fateAction(subscription.config.hasDeadLetterDestination())
+                    == RetryDecision::Action::DeadLetter)
+                    toDeadLetterPending(subscription, delivery, DeadLetterReason::TimeToLiveExceeded,
+                                        now);
+                else
+                    drop(&subscription, delivery, DeadLetterReason::TimeToLiveExceeded, now);
+                continue;
+            }
+            delivery.state = DeliveryState::InFlight; // claimed; not in the heap any more
+            ready.push_back(&delivery);
+        }
+        if (ready.empty())
+            break;
+        if (!ensureEventsLoaded(ready)) {
+            // The store could not be read: put everything back and try again shortly.
+            for (Delivery *delivery : ready) {
+                delivery->dueMs = now + 1000;
+                pushPending(subscription, *delivery);
+            }
+            break;
+        }
+
+        QList<QByteArray> bodies;
+        bodies.reserve(qsizetype(ready.size()));
+        for (Delivery *delivery : ready)
+            bodies.append(deliveredBody(subscription, *delivery));
+
+        qsizetype take = 1;
+        if (batchPolicy.enabled) {
+            QList<qsizetype> sizes;
+            sizes.reserve(bodies.size());
+            for (const QByteArray &body : std::as_const(bodies))
+                sizes.append(body.size());
+            take = std::max<qsizetype>(1, BatchBuilder::nextBatchSize(batchPolicy, sizes));
+        }
+        // What does not fit this batch goes back, still due (a later batch takes it).
+        for (size_t i = size_t(take); i < ready.size(); ++i)
+            pushPending(subscription, *ready[i]);
+        ready.resize(size_t(take));
+        bodies.resize(take);
+
+        const bool probe = subscription.probation.state() == ProbationTracker::State::HalfOpen;
+        sendRequest(subscription, ready, bodies, now, probe);
+        ++sent;
+        if (probe)
+            break; // SPEC P4: exactly one delivery request is tried first
+    }
+    return sent;
+}
+
+bool Engine::ensureEventsLoaded(const std::vector<Delivery *> &deliveries)
+{
+    QList<qint64> missing;
+    for (Delivery *delivery : deliveries) {
+        if (delivery->event)
+            continue;
+        if (auto cached = m_events->find(delivery->eventSeq))
+            delivery->event = std::move(cached);
+        else if (!missing.contains(delivery->eventSeq))
+            missing.append(delivery->eventSeq);
+    }
+    if (missing.isEmpty())
+        return true;
+    auto loaded = m_store->loadEvents(missing);
+    if (!loaded) {
+        qCWarning(lcStore) << "cannot load events:" << loaded.error();
+        Q_EMIT storeError(loaded.error());
+        return false;
+    }
+    // adopt() keeps only a weak reference: hold the loaded events until the deliveries do.
+    std::vector<std::shared_ptr<const StoredEvent>> keepAlive;
+    keepAlive.reserve(size_t(loaded->size()));
+    for (StoredEvent &event : loaded.value())
+        keepAlive.push_back(m_events->adopt(std::move(event)));
+    for (Delivery *delivery : deliveries) {
+        if (!delivery->event)
+            delivery->event = m_events->find(delivery->eventSeq);
+    }
+    for (Delivery *delivery : deliveries) {
+        if (!delivery->event) {
+            qCCritical(lcStore) << "event" << delivery->eventSeq << "of delivery" << delivery->id
+                                << "is missing from the store";
+            return false;
+        }
+    }
+    return true;
+}
+
+QByteArray Engine::deliveredBody(const Subscription &subscription, const Delivery &delivery) const
+{
+    const StoredEvent &event = *delivery.event;
+    if (subscription.inputSchema == subscription.config.deliverySchema)
+        return event.body;
+    SchemaConverter::Envelope envelope;
+    envelope.id = event.id;
+    envelope.eventType = event.eventType;
+    envelope.subject = event.subject;
+    envelope.dataVersion = event.dataVersion;
+    envelope.eventTime = event.eventTime;
+    envelope.topicPath = subscription.topicPath;
+    return SchemaConverter::convert(event.body, subscription.inputSchema,
+                                    subscription.config.deliverySchema, envelope);
+}
+
+void Engine::sendRequest(Subscription &subscription, const std::vector<Delivery *> &batch,
+                         const QList<QByteArray> &bodies, qint64 now, bool probe)
+{
+    const EventSubscription &config = subscription.config;
+    const bool batching = config.batchPolicy.enabled;
+    const Delivery &first = *batch.front();
+    const StoredEvent &firstEvent = *first.event;
+
+    QNetworkRequest request(config.endpointUrl);
+    // SPEC D5: a 3xx is a failed attempt, so redirects are never followed.
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
+                         QNetworkRequest::ManualRedirectPolicy);
+    request.setHeader(QNetworkRequest::ContentTypeHeader,
+                      SchemaConverter::contentType(config.deliverySchema, batching));
+    // SPEC D7
+    request.setRawHeader("aeg-event-type", "Notification");
+    request.setRawHeader("aeg-subscription-name", config.name.toUpper().toUtf8());
+    request.setRawHeader("aeg-delivery-count", QByteArray::number(first.attempts));
+    if (!firstEvent.dataVersion.isEmpty())
+        request.setRawHeader("aeg-data-version", firstEvent.dataVersion.toUtf8());
+    request.setRawHeader("aeg-metadata-version",
+                         config.deliverySchema == EventSchema::CloudEvents10 ? "1.0" : "1");
+
+    // SPEC §9 custom delivery headers.
+    QJsonObject firstDelivered;
+    bool parsedFirst = false;
+    for (const DeliveryHeader &header : config.deliveryHeaders) {
+        QByteArray value;
+        if (header.kind == DeliveryHeader::Kind::Static) {
+            if (header.secret) {
+                if (!m_secretResolver)
+                    continue;
+                value = m_secretResolver(subscription.topic, config.name, header.name).toUtf8();
+                if (value.isEmpty())
+                    continue;
+            } else {
+                value = header.value.toUtf8();
+            }
+        } else {
+            if (!parsedFirst) {
+                firstDelivered = QJsonDocument::fromJson(bodies.front()).object();
+                parsedFirst = true;
+            }
+            // SPEC H3: a missing or non-scalar value omits the header.
+            value = scalarHeaderValue(FilterEvaluator::lookup(firstDelivered, header.sourceField));
+            if (value.isEmpty())
+                continue;
+        }
+        if (hasLineBreak(value))
+            continue; // H1: never let an event's data split a header
+        request.setRawHeader(header.name.toUtf8(), value);
+    }
+
+    const QByteArray body = SchemaConverter::requestBody(bodies, config.deliverySchema, batching);
+
+    auto pending = std::make_unique<Request>();
+    pending->id = m_nextRequestId++;
+    pending->subscriptionIndex = subscription.index;
+    pending->sentMs = now;
+    pending->attempt = first.attempts + 1;
+    pending->probe = probe;
+    for (Delivery *delivery : batch) {
+        pending->deliveryIds.append(delivery->id);
+        pending->eventIds.append(delivery->event->id);
+        delivery->state = DeliveryState::InFlight;
+        delivery->lastOutcome = DeliveryOutcome::Delivering;
+    }
+    if (probe)
+        subscription.probation.beginProbe();
+    ++subscription.inFlightRequests;
+    subscription.counters.inFlight += qint64(batch.size());
+    ++subscription.counters.requests;
+
+    QNetworkReply *reply = m_network->post(request, body);
+    pending->reply = reply;
+    const quint64 requestId = pending->id;
+    m_requestByReply.insert(reply, requestId);
+    m_requests.emplace(requestId, std::move(pending));
+    connect(reply, &QNetworkReply::finished, this, [this, reply] { onReplyFinished(reply); });
+    // SPEC D6: the 30 s response deadline is kept in the deadline heap, not in a timer per request.
+    heapPush(m_deadlineHeap, HeapEntry{now + m_options.responseTimeoutMs, requestId, 0});
+    qCDebug(lcDelivery) << "sent" << batch.size() << "event(s) to" << config.name << "attempt"
+                        << first.attempts + 1;
+}
+
+void Engine::onReplyFinished(QNetworkReply *reply)
+{
+    reply->deleteLater();
+    const auto found = m_requestByReply.find(reply);
+    if (found == m_requestByReply.end())
+        return;
+    const quint64 requestId = found.value();
+    m_requestByReply.erase(found);
+    auto requestIt = m_requests.find(requestId);
+    if (requestIt == m_requests.end())
+        return;
+    std::unique_ptr<Request> request = std::move(requestIt->second);
+    m_requests.erase(requestIt);
+    if (request->canceled || !m_running)
+        return;
+
+    const qint64 now = m_clock->nowMs();
+    Subscription &subscription = *m_subscriptions.at(request->subscriptionIndex);
+    const QVariant statusAttribute = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
+    const int httpStatus = statusAttribute.isValid() ? statusAttribute.toInt() : 0;
+    const bool success = OutcomeClassifier::isSuccessStatus(httpStatus);
+    DeliveryOutcome outcome = success ? DeliveryOutcome::Delivered
+                                      : OutcomeClassifier::classify(httpStatus, reply->error());
+
+    AttemptLogEntry log;
+    log.timeMs = request->sentMs;
+    log.topic = subscription.topic;
+    log.subscription = subscription.config.name;
+    log.eventIds = request->eventIds;
+    log.attempt = request->attempt;
+    log.httpStatus = httpStatus;
+    log.durationMs = now - request->sentMs;
+
+    if (request->aborted) {
+        // SPEC D6: abandoned at the 3 min limit; the deliveries were already rescheduled.
+        log.outcome = DeliveryOutcome::Aborted;
+        m_pendingWrites.attempts.append(log);
+        Q_EMIT attemptLogged(log);
+        scheduleFlush();
+        return;
+    }
+    if (httpStatus > 0) {
+        subscription.counters.latencySumMs += double(log.durationMs);
+        ++subscription.counters.latencyCount;
+    }
+
+    if (request->timedOut) {
+        // SPEC D6: a success within 3 min cancels the retry scheduled at the timeout (best
+        // effort: a delivery whose retry already went out may arrive twice).
+        log.outcome = outcome;
+        if (success) {
+            for (qint64 id : std::as_const(request->deliveryIds)) {
+                auto it = m_deliveries.find(id);
+                if (it == m_deliveries.end())
+                    continue;
+                Delivery &delivery = *it->second.get();
+                if (delivery.state != DeliveryState::Pending || delivery.attempts != request->attempt)
+                    continue;
+                ++delivery.generation; // its heap entry is now stale
+                --subscription.counters.backlog;
+                applySuccess(subscription, delivery, now);
+            }
+            subscription.probation.recordSuccess();
+            recordProbation(subscription);
+        }
+        m_pendingWrites.attempts.append(log);
+        Q_EMIT attemptLogged(log);
+        reschedule(subscription, now);
+        rearmAlarm();
+        scheduleFlush();
+        return;
+    }
+
+    --subscription.inFlightRequests;
+    const ProbationTracker::State probationBefore = subscription.probation.state();
+    for (qint64 id : std::as_const(request->deliveryIds)) {
+        auto it = m_deliveries.find(id);
+        if (it == m_deliveries.end())
+            continue;
+        Delivery &delivery = *it->second.get();
+        --subscription.counters.inFlight;
+        delivery.lastAttemptMs = request->sentMs;
+        if (success)
+            applySuccess(subscription, delivery, now);
+        else
+            applyFailure(subscription, delivery, outcome, httpStatus, now);
+    }
+    if (success) {
+        subscription.probation.recordSuccess();
+    } else if (ProbationTracker::countsAsEndpointFailure(outcome)) {
+        subscription.probation.recordFailure(outcome, now);
+    } else if (request->probe) {
+        // The probe said nothing about the endpoint's health (e.g. 400): try another.
+        subscription.probation.probeAbandoned();
+    }
+    if (probationBefore != subscription.probation.state() || !success)
+        recordProbation(subscription);
+
+    log.outcome = outcome;
+    if (!success && !request->deliveryIds.isEmpty()) {
+        auto it = m_deliveries.find(request->deliveryIds.front());
+        if (it != m_deliveries.end() && it->second.get()->state == DeliveryState::Pending)
+            log.nextDueMs = it->second.get()->dueMs;
+    }
+    m_pendingWrites.attempts.append(log);
+    Q_EMIT attemptLogged(log);
+
+    reschedule(subscription, now);
+    rearmAlarm();
+    scheduleFlush();
+}
+
+void Engine::onRequestTimedOut(quint64 requestId, qint64 now)
+{
+    auto it = m_requests.find(requestId);
+    if (it == m_requests.end())
+        return;
+    Request &request = *it->second.get();
+    if (request.timedOut)
+        return;
+    request.timedOut = true;
+    Subscription &subscription = *m_subscriptions.at(request.subscriptionIndex);
+    --subscription.inFlightRequests;
+    // SPEC D6: no answer within 30 s is a failed attempt (TimedOut); the request stays open for
+    // a late success until the 3 min limit.
+    for (qint64 id : std::as_const(request.deliveryIds)) {
+        auto deliveryIt = m_deliveries.find(id);
+        if (deliveryIt == m_deliveries.end())
+            continue;
+        Delivery &delivery = *deliveryIt->second.get();
+        --subscription.counters.inFlight;
+        delivery.lastAttemptMs = request.sentMs;
+        applyFailure(subscription, delivery, DeliveryOutcome::TimedOut, 0, now);
+    }
+    subscription.probation.recordFailure(DeliveryOutcome::TimedOut, now);
+    recordProbation(subscription);
+
+    AttemptLogEntry log;
+    log.timeMs = request.sentMs;
+    log.topic = subscription.topic;
+    log.subscription = subscription.config.name;
+    log.eventIds = request.eventIds;
+    log.attempt = request.attempt;
+    log.outcome = DeliveryOutcome::TimedOut;
+    log.durationMs = now - request.sentMs;
+    if (!request.deliveryIds.isEmpty()) {
+        auto first = m_deliveries.find(request.deliveryIds.front());
+        if (first != m_deliveries.end() && first->second.get()->state == DeliveryState::Pending)
+            log.nextDueMs = first->second.get()->dueMs;
+    }
+    m_pendingWrites.attempts.append(log);
+    Q_EMIT attemptLogged(log);
+
+    heapPush(m_deadlineHeap, HeapEntry{request.sentMs + m_options.abortAfterMs, requestId, 1});
+    reschedule(subscription, now);
+    scheduleFlush();
+}
+
+void Engine::onRequestAbortDue(quint64 requestId)
+{
+    auto it = m_requests.find(requestId);
+    if (it == m_requests.end())
+        return;
+    Request &request = *it->second.get();
+    request.aborted = true;
+    if (request.reply)
+        request.reply->abort(); // finished() follows and logs the attempt as Aborted
+}
+
+void Engine::applySuccess(Subscription &subscription, Delivery &delivery, qint64 now)
+{
+    Q_UNUSED(now);
+    delivery.lastOutcome = DeliveryOutcome::Delivered;
+    ++subscription.counters.delivered;
+    finish(subscription, delivery, DeliveryState::Delivered);
+}
+
+void Engine::applyFailure(Subscription &subscription, Delivery &delivery, DeliveryOutcome outcome,
+                          int httpStatus, qint64 now)
+{
+    ++delivery.attempts;
+    delivery.lastOutcome = outcome;
+    delivery.lastHttpStatus = httpStatus;
+    ++subscription.counters.failedByOutcome[outcome];
+    if (subscription.removed) {
+        drop(&subscription, delivery, DeadLetterReason::SubscriptionDeleted, now);
+        return;
+    }
+    // SPEC R1–R8: one decision per event, even when it failed inside a batch (B6).
+    const RetryDecision decision = RetryPlanner::afterFailure(
+        subscription.config.retryPolicy, outcome, httpStatus, delivery.attempts, now, nextJitter(),
+        subscription.config.hasDeadLetterDestination());
+    switch (decision.action) {
+    case RetryDecision::Action::Retry:
+        delivery.dueMs = decision.dueMs;
+        // A retry is at least 10 s away: let the payload go and reload it when it comes due.
+        delivery.event.reset();
+        pushPending(subscription, delivery);
+        m_pendingWrites.updates.append(delivery.record(subscription));
+        break;
+    case RetryDecision::Action::DeadLetter:
+        toDeadLetterPending(subscription, delivery, decision.reason, now);
+        break;
+    case RetryDecision::Action::Drop:
+        drop(&subscription, delivery, decision.reason, now);
+        break;
+    }
+}
+
+void Engine::toDeadLetterPending(Subscription &subscription, Delivery &delivery,
+                                 DeadLetterReason reason, qint64 now)
+{
+    // SPEC L3: the write happens the dead-letter delay after the last attempt (or now, when the
+    // decision is taken later than that, as for a TTL that expires at the next due time).
+    const qint64 delayMs = qint64(m_workspace.settings.deadLetterDelaySeconds) * 1000;
+    const qint64 base = delivery.lastAttemptMs > 0 ? delivery.lastAttemptMs : now;
+    delivery.state = DeliveryState::DeadLetterPending;
+    delivery.reason = reason;
+    delivery.dueMs = std::max(now, base + delayMs);
+    delivery.event.reset();
+    ++delivery.generation;
+    heapPush(subscription.deadLetterPending, HeapEntry{delivery.dueMs, quint64(delivery.id), delivery.generation});
+    ++subscription.counters.deadLetterPending;
+    m_pendingWrites.updates.append(delivery.record(subscription));
+}
+
+void Engine::drop(Subscription *subscription, Delivery &delivery, DeadLetterReason reason, qint64 now)
+{
+    // SPEC L1: recorded as Dropped, with the reason, in the delivery log and the counters.
+    DroppedEntry entry;
+    entry.topic = subscription ? subscription->topic : QString();
+    entry.subscription = subscription ? subscription->config.name : QString();
+    entry.reason = reason;
+    entry.lastOutcome = delivery.lastOutcome;
+    entry.lastHttpStatus = delivery.lastHttpStatus;
+    entry.attempts = delivery.attempts;
+    entry.droppedMs = now;
+    if (delivery.event)
+        entry.eventId = delivery.event->id;
+    m_pendingDrops.push_back({entry, delivery.eventSeq});
+    if (subscription) {
+        ++subscription->counters.droppedByReason[reason];
+        if (delivery.state == DeliveryState::DeadLetterPending)
+            --subscription->counters.deadLetterPending;
+        else if (delivery.state == DeliveryState::Pending && reason == DeadLetterReason::SubscriptionDeleted)
+            --subscription->counters.backlog;
+    }
+    FinishedDelivery finished{delivery.id, delivery.eventSeq, DeliveryState::Dropped};
+    m_pendingWrites.finished.append(finished);
+    m_deliveries.erase(delivery.id);
+    scheduleFlush();
+}
+
+void Engine::finish(Subscription &subscription, Delivery &delivery, DeliveryState fate)
+{
+    Q_UNUSED(subscription);
+    m_pendingWrites.finished.append(FinishedDelivery{delivery.id, delivery.eventSeq, fate});
+    m_deliveries.erase(delivery.id); // destroys delivery
+    scheduleFlush();
+}
+
+void Engine::serviceDeadLetters(Subscription &subscription, qint64 now)
+{
+    if (subscription.deadLetterWriteInProgress)
+        return;
+    std::vector<Delivery *> batch;
+    while (int(batch.size()) < m_options.deadLetterMaxEventsPerBlob
+           && !subscription.deadLetterPending.empty()
+           && subscription.deadLetterPending.front().atMs <= now) {
+        const HeapEntry entry = subscription.deadLetterPending.front();
+        heapPop(subscription.deadLetterPending);
+        auto it = m_deliveries.find(qint64(entry.key));
+        if (it == m_deliveries.end())
+            continue;
+        Delivery &delivery = *it->second.get();
+        if (delivery.state != DeliveryState::DeadLetterPending || delivery.generation != entry.generation)
+            continue;
+        batch.push_back(&delivery);
+    }
+    if (batch.empty())
+        return;
+    if (!ensureEventsLoaded(batch)) {
+        for (Delivery *delivery : batch) {
+            delivery->dueMs = now + m_options.deadLetterRetryMs;
+            heapPush(subscription.deadLetterPending,
+                     HeapEntry{delivery->dueMs, quint64(delivery->id), delivery->generation});
+        }
+        return;
+    }
+
+    // SPEC L7: the original event as delivered, plus the dead-letter fields.
+    QList<QByteArray> records;
+    records.reserve(qsizetype(batch.size()));
+    QList<qint64> ids;
+    for (Delivery *delivery : batch) {
+        const StoredEvent &event = *delivery->event;
+        DeadLetterInput input;
+        input.deliveredBody = deliveredBody(subscription, *delivery);
+        input.deliverySchema = subscription.config.deliverySchema;
+        input.id = event.id;
+        input.eventTime = event.eventTime;
+        input.eventType = event.eventType;
+        input.dataVersion = event.dataVersion;
+        input.topic = subscription.topicPath;
+        input.subject = event.subject;
+        input.reason = delivery->reason;
+        input.deliveryAttempts = delivery->attempts;
+        input.lastDeliveryOutcome = delivery->lastOutcome;
+        input.lastHttpStatusCode = delivery->lastHttpStatus;
+        input.publishTimeMs = delivery->publishMs;
+        input.lastDeliveryAttemptTimeMs = delivery->lastAttemptMs;
+        records.append(DeadLetterFormatter::record(input));
+        ids.append(delivery->id);
+    }
+    // SPEC L6: <SUBSCRIPTION>/<yyyy>/<M>/<d>/<H>/<uuid>.json, UTC time of the write.
+    const QString blobName = DeadLetterFormatter::blobName(subscription.config.name, now,
+                                                           QUuid::createUuid());
+    const QByteArray body = DeadLetterFormatter::blobBody(records);
+    subscription.deadLetterWriteInProgress = true;
+    const int index = subscription.index;
+    m_deadLetterSink->write(
+        subscription.config.deadLetterDestination, blobName, body,
+        [this, index, ids, records](const Expected<QString> &blobPath) {
+            Subscription &target = *m_subscriptions.at(index);
+            target.deadLetterWriteInProgress = false;
+            const qint64 at = m_clock->nowMs();
+            for (qsizetype i = 0; i < ids.size(); ++i) {
+                auto it = m_deliveries.find(ids.at(i));
+                if (it == m_deliveries.end())
+                    continue;
+                Delivery &delivery = *it->second.get();
+                if (delivery.state != DeliveryState::DeadLetterPending)
+                    continue;
+                if (blobPath) {
+                    const StoredEvent &event = *delivery.event;
+                    DeadLetterEntry entry;
+                    entry.topic = target.topic;
+                    entry.subscription = target.config.name;
+                    entry.eventId = event.id;
+                    entry.reason = delivery.reason;
+                    entry.lastOutcome = delivery.lastOutcome;
+                    entry.lastHttpStatus = delivery.lastHttpStatus;
+                    entry.attempts = delivery.attempts;
+                    entry.publishMs = delivery.publishMs;
+                    entry.lastAttemptMs = delivery.lastAttemptMs;
+                    entry.deadLetteredMs = at;
+                    entry.blobPath = blobPath.value();
+                    entry.record = records.at(i);
+                    entry.eventType = event.eventType;
+                    entry.subject = event.subject;
+                    entry.dataVersion = event.dataVersion;
+                    entry.eventTime = event.eventTime;
+                    entry.eventBody = event.body;
+                    m_pendingWrites.deadLetters.append(entry);
+                    ++target.counters.deadLetteredByReason[delivery.reason];
+                    --target.counters.deadLetterPending;
+                    finish(target, delivery, DeliveryState::DeadLettered);
+                    continue;
+                }
+                // SPEC L4: retry the write; after 4 h of unavailability the event is dropped.
+                if (delivery.deadLetterUnavailableSinceMs == 0)
+                    delivery.deadLetterUnavailableSinceMs = at;
+                if (at - delivery.deadLetterUnavailableSinceMs >= m_options.deadLetterGiveUpMs) {
+                    drop(&target, delivery, DeadLetterReason::DeadLetterDestinationUnavailable, at);
+                    continue;
+                }
+                delivery.dueMs = at + m_options.deadLetterRetryMs;
+                delivery.event.reset();
+                ++delivery.generation;
+                heapPush(target.deadLetterPending,
+                         HeapEntry{delivery.dueMs, quint64(delivery.id), delivery.generation});
+                m_pendingWrites.updates.append(delivery.record(target));
+            }
+            if (!blobPath)
+                qCWarning(lcDeadLetter) << "dead-letter write for" << target.config.name
+                                        << "failed:" << blobPath.error();
+            scheduleFlush();
+            if (!m_inAlarm) {
+                reschedule(target, at);
+                rearmAlarm();
+            }
+        });
+}
+
+void Engine::recordProbation(Subscription &subscription)
+{
+    const ProbationTracker &probation = subscription.probation;
+    ProbationRecord record;
+    record.topic = subscription.topic;
+    record.subscription = subscription.config.name;
+    record.state = int(probation.state());
+    record.cause = probation.cause();
+    record.untilMs = probation.untilMs();
+    record.durationMs = probation.currentDurationMs();
+    record.consecutiveFailures = probation.consecutiveFailures();
+    m_pendingWrites.probation.append(record);
+    Q_EMIT probationChanged(subscription.topic, subscription.config.name);
+}
+
+void Engine::reschedule(Subscription &subscription, qint64 now)
+{
+    Q_UNUSED(now);
+    if (!m_running || subscription.removed)
+        return;
+    auto dropStaleTop = [this](std::vector<HeapEntry> &heap, DeliveryState state) {
+        while (!heap.empty()) {
+            const HeapEntry &top = heap.front();
+            auto it = m_deliveries.find(qint64(top.key));
+            if (it != m_deliveries.end() && it->second.get()->state == state
+                && it->second.get()->generation == top.generation)
+                return;
+            heapPop(heap);
+        }
+    };
+    dropStaleTop(subscription.pending, DeliveryState::Pending);
+    dropStaleTop(subscription.deadLetterPending, DeliveryState::DeadLetterPending);
+
+    qint64 next = -1;
+    auto consider = [&next](qint64 at) {
+        if (next < 0 || at < next)
+            next = at;
+    };
+    if (!subscription.deadLetterWriteInProgress && !subscription.deadLetterPending.empty())
+        consider(subscription.deadLetterPending.front().atMs);
+
+    const ProbationTracker &probation = subscription.probation;
+    if (subscription.config.enabled && !subscription.pending.empty()) {
+        const qint64 due = subscription.pending.front().atMs;
+        switch (probation.state()) {
+        case ProbationTracker::State::InProbation:
+            if (ProbationTracker::isNoRetryClass(probation.cause()))
+                consider(due);
+            else
+                consider(std::max(due, probation.untilMs())); // SPEC P5: one heap entry, no polling
+            break;
+        case ProbationTracker::State::HalfOpen:
+            if (!probation.isProbeInFlight())
+                consider(due);
+            break;
+        case ProbationTracker::State::Healthy:
+            // With every slot taken the next reply wakes the subscription up.
+            if (subscription.inFlightRequests < m_workspace.settings.maxConcurrentRequestsPerSubscription)
+                consider(due);
+            break;
+        }
+    }
+    subscription.counters.nextDueMs = next < 0 ? 0 : next;
+    if (next == subscription.scheduledAtMs)
+        return;
+    subscription.scheduledAtMs = next;
+    ++subscription.heapGeneration;
+    if (next >= 0)
+        heapPush(m_subscriptionHeap, HeapEntry{next, quint64(subscription.index), subscription.heapGeneration});
+    if (!m_inAlarm)
+        rearmAlarm();
+}
+
+void Engine::rearmAlarm()
+{
+    if (!m_running)
+        return;
+    while (!m_subscriptionHeap.empty()) {
+        const HeapEntry &top = m_subscriptionHeap.front();
+        if (m_subscriptions.at(top.key)->heapGeneration == top.generation)
+            break;
+        heapPop(m_subscriptionHeap);
+    }
+    while (!m_deadlineHeap.empty() && !m_requests.contains(m_deadlineHeap.front().key))
+        heapPop(m_deadlineHeap);
+
+    qint64 next = -1;
+    if (!m_subscriptionHeap.empty())
+        next = m_subscriptionHeap.front().atMs;
+    if (!m_deadlineHeap.empty() && (next < 0 || m_deadlineHeap.front().atMs < next))
+        next = m_deadlineHeap.front().atMs;
+    if (next == m_alarmAtMs)
+        return;
+    m_alarmAtMs = next;
+    if (next < 0)
+        m_clock->cancelAlarm();
+    else
+        m_clock->setAlarm(next);
+}
+
+void Engine::scheduleFlush()
+{
+    if (!m_flushTimer.isActive())
+        m_flushTimer.start(m_options.storeFlushIntervalMs);
+}
+
+Expected<void> Engine::flush()
+{
+    if (!m_pendingDrops.empty()) {
+        // Drop records name the event id; deliveries restored after a restart do not hold it.
+        QList<qint64> missing;
+        for (const auto &[entry, seq] : m_pendingDrops) {
+            if (entry.eventId.isEmpty() && !missing.contains(seq))
+                missing.append(seq);
+        }
+        QHash<qint64, QString> idBySeq;
+        if (!missing.isEmpty()) {
+            if (auto loaded = m_store->loadEvents(missing)) {
+                for (const StoredEvent &event : std::as_const(loaded.value()))
+                    idBySeq.insert(event.seq, event.id);
+            }
+        }
+        for (auto &[entry, seq] : m_pendingDrops) {
+            if (entry.eventId.isEmpty())
+                entry.eventId = idBySeq.value(seq);
+            m_pendingWrites.drops.append(entry);
+        }
+        m_pendingDrops.clear();
+    }
+    if (m_pendingWrites.isEmpty())
+        return {};
+    auto result = m_store->commit(m_pendingWrites);
+    if (!result) {
+        // Keep everything buffered (nothing accepted is lost) and try again in a second.
+        qCWarning(lcStore) << "commit failed, retrying:" << result.error();
+        Q_EMIT storeError(result.error());
+        m_flushTimer.start(1000);
+        return result;
+    }
+    m_pendingWrites = StoreBatch();
+    return {};
+}
+
+EngineSnapshot Engine::snapshot() const
+{
+    EngineSnapshot snapshot;
+    snapshot.nowMs = m_clock->nowMs();
+    for (const Topic &topic : m_workspace.topics)
+        snapshot.topics.append(m_topicCounters.value(topic.name.toLower(), TopicSnapshot{topic.name, 0, 0, 0}));
+    for (const auto &subscription : m_subscriptions) {
+        if (subscription->removed)
+            continue;
+        SubscriptionSnapshot counters = subscription->counters;
+        const ProbationTracker &probation = subscription->probation;
+        counters.probationState = probation.state();
+        counters.probationCause = probation.cause();
+        counters.probationUntilMs = probation.untilMs();
+        counters.consecutiveFailures = probation.consecutiveFailures();
+        snapshot.subscriptions.append(counters);
+    }
+    return snapshot;
+}
+
+ResubmitResult Engine::resubmitDeadLetters(const QList<qint64> &deadLetterIds)
+{
+    ResubmitResult result;
+    auto entries = m_store->deadLettersById(deadLetterIds);
+    if (!entries) {
+        result.errors.append(entries.error());
+        return result;
+    }
+    const qint64 now = m_clock->nowMs();
+    QList<StoredEvent> events;
+    QList<DeliveryRecord> records;
+    QList<Subscription *> owners;
+    QList<qint64> resubmittedIds;
+    qint64 seq = m_nextEventSeq;
+    qint64 deliveryId = m_nextDeliveryId;
+    for (const DeadLetterEntry &entry : std::as_const(entries.value())) {
+        Subscription *subscription = findSubscription(entry.topic, entry.subscription);
+        if (!subscription) {
+            result.errors.append(u"dead letter %1 (event %2): subscription %3/%4 no longer exists"_s
+                                     .arg(entry.id)
+                                     .arg(entry.eventId, entry.topic, entry.subscription));
+            continue;
+        }
+        StoredEvent event;
+        event.seq = seq++;
+        event.topic = subscription->topic;
+        event.id = entry.eventId; // the event keeps its id
+        event.eventType = entry.eventType;
+        event.subject = entry.subject;
+        event.dataVersion = entry.dataVersion;
+        event.eventTime = entry.eventTime;
+        event.publishMs = now; // a fresh time to live
+        event.body = entry.eventBody;
+        DeliveryRecord record;
+        record.id = deliveryId++;
+        record.eventSeq = event.seq;
+        record.topic = subscription->topic;
+        record.subscription = subscription->config.name;
+        record.dueMs = now;
+        record.publishMs = now;
+        events.append(event);
+        records.append(record);
+        owners.append(subscription);
+        resubmittedIds.append(entry.id);
+    }
+    if (events.isEmpty())
+        return result;
+    // Stored first, removed from the index second: a crash in between duplicates, never loses.
+    if (auto stored = m_store->insertPublished(events, records); !stored) {
+        result.errors.append(stored.error());
+        return result;
+    }
+    m_nextEventSeq = seq;
+    m_nextDeliveryId = deliveryId;
+    if (auto removed = m_store->removeDeadLetters(resubmittedIds); !removed)
+        result.errors.append(removed.error());
+
+    QSet<Subscription *> touched;
+    for (qsizetype i = 0; i < events.size(); ++i) {
+        Subscription &subscription = *owners.at(i);
+        auto delivery = std::make_unique<Delivery>();
+        delivery->id = records.at(i).id;
+        delivery->eventSeq = events.at(i).seq;
+        delivery->dueMs = now;
+        delivery->publishMs = now;
+        delivery->subscriptionIndex = subscription.index;
+        delivery->event = m_events->adopt(events.at(i));
+        Delivery &ref = *delivery;
+        m_deliveries.emplace(ref.id, std::move(delivery));
+        ++subscription.counters.matched;
+        pushPending(subscription, ref);
+        touched.insert(&subscription);
+    }
+    for (Subscription *subscription : std::as_const(touched))
+        reschedule(*subscription, now);
+    result.resubmitted = int(events.size());
+    return result;
+}
+
+ResubmitResult Engine::resubmitDeadLetters(const DeadLetterQuery &query)
+{
+    ResubmitResult total;
+    DeadLetterQuery page = query;
+    page.limit = 1000;
+    page.beforeId = 0;
+    // Newest first, page by page: resubmitted rows leave the index, so restarting from the top
+    // would see the ones that failed again; keyset on the last id seen instead.
+    while (true) {
+        auto entries = m_store->deadLetters(page);
+        if (!entries) {
+            total.errors.append(entries.error());
+            break;
+        }
+        if (entries->isEmpty())
+            break;
+        QList<qint64> ids;
+        for (const DeadLetterEntry &entry : std::as_const(entries.value()))
+            ids.append(entry.id);
+        const ResubmitResult part = resubmitDeadLetters(ids);
+        total.resubmitted += part.resubmitted;
+        total.errors += part.errors;
+        page.beforeId = ids.last();
+        if (entries->size() < page.limit)
+            break;
+    }
+    return total;
+}
+
+} // namespace EventDesk

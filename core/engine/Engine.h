@@ -1,0 +1,182 @@
+#pragma once
+
+#include "../Expected.h"
+#include "../model/EventParser.h"
+#include "../model/Workspace.h"
+#include "../store/DeliveryStore.h"
+#include "EngineSnapshot.h"
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QTimer>
+
+#include <functional>
+#include <memory>
+#include <random>
+#include <unordered_map>
+#include <vector>
+
+class QNetworkAccessManager;
+class QNetworkReply;
+
+namespace EventDesk {
+
+class Clock;
+class DeadLetterSink;
+
+struct EngineOptions
+{
+    bool jitter = true; // SPEC R5
+    quint64 jitterSeed = 0; // 0: random seed
+    qint64 responseTimeoutMs = 30'000; // SPEC D6
+    qint64 abortAfterMs = 180'000; // SPEC D6 late-success window
+    qint64 deadLetterRetryMs = 60'000; // L4: wait between write tries to an unavailable destination
+    qint64 deadLetterGiveUpMs = 4LL * 60 * 60 * 1000; // L4
+    int deadLetterMaxEventsPerBlob = 500; // L3: events written together where possible
+    int storeFlushIntervalMs = 5; // group commit of state changes after delivery
+};
+
+struct PublishResult
+{
+    int httpStatus = 200;
+    QString errorCode;
+    QString errorMessage;
+    int accepted = 0; // events stored
+    int deliveriesCreated = 0;
+};
+
+struct ResubmitResult
+{
+    int resubmitted = 0;
+    QStringList errors; // one per dead letter that could not be resubmitted
+};
+
+// The delivery engine (SPEC §1–§9 for webhooks). Lives on one thread; all HTTP goes through the
+// injected QNetworkAccessManager; all time through the injected Clock; all persistence through
+// the injected DeliveryStore. Scheduling uses two heaps (subscriptions by next attention time;
+// per subscription its deliveries by due time) and ONE clock alarm.
+class Engine final : public QObject
+{
+    Q_OBJECT
+
+public:
+    Engine(Clock *clock, QNetworkAccessManager *network, DeliveryStore *store,
+           DeadLetterSink *deadLetterSink, EngineOptions options = {}, QObject *parent = nullptr);
+    ~Engine() override;
+
+    // Secret header values (H2) come from here; without a resolver secret headers are omitted.
+    void setSecretResolver(std::function<QString(const QString &topic, const QString &subscription,
+                                                 const QString &headerName)>
+                               resolver);
+
+    // Loads the workspace and every unfinished delivery from the store (D1: at-least-once after a
+    // restart; deliveries that were in flight are retried). Deliveries of subscriptions that no
+    // longer exist are dropped with reason SubscriptionDeleted.
+    Expected<void> start(const Workspace &workspace);
+
+    // Replaces topics/subscriptions at run time (the GUI editor). Pending deliveries of removed
+    // subscriptions are dropped (SubscriptionDeleted); changed policies apply from the next attempt.
+    Expected<void> applyWorkspace(const Workspace &workspace);
+
+    // Stops sending, aborts requests in flight (their deliveries stay pending in the store and
+    // are retried after a restart, outcome Canceled) and commits everything buffered.
+    void shutdown();
+
+    // Publish API (SPEC §10, D2): validates the whole request, stores events and deliveries in one
+    // transaction, and only then reports success. Deliveries start immediately.
+    PublishResult publish(const QString &topicName, const QByteArray &body,
+                          const QByteArray &contentType);
+
+    bool hasTopic(const QString &topicName) const;
+
+    // Dead letters (the GUI's browser): resubmitted events keep their id and start with a fresh
+    // attempt count and a fresh time to live.
+    ResubmitResult resubmitDeadLetters(const QList<qint64> &deadLetterIds);
+    ResubmitResult resubmitDeadLetters(const DeadLetterQuery &query);
+
+    EngineSnapshot snapshot() const;
+    const Workspace &workspace() const { return m_workspace; }
+    Clock *clock() const { return m_clock; }
+
+    // Commits buffered state changes now (tests; shutdown).
+    Expected<void> flush();
+
+Q_SIGNALS:
+    void attemptLogged(const EventDesk::AttemptLogEntry &entry);
+    void probationChanged(const QString &topic, const QString &subscription);
+    void storeError(const QString &message);
+
+private:
+    struct Delivery;
+    struct Subscription;
+    struct Request;
+    struct EventCache;
+
+    void onAlarm();
+    void service(Subscription &subscription, qint64 now);
+    void serviceProbationDue(Subscription &subscription, qint64 now);
+    void serviceDeadLetters(Subscription &subscription, qint64 now);
+    int sendBatches(Subscription &subscription, qint64 now, int maxRequests);
+    void sendRequest(Subscription &subscription, const std::vector<Delivery *> &batch,
+                     const QList<QByteArray> &bodies, qint64 now, bool probe);
+    void onReplyFinished(QNetworkReply *reply);
+    void onRequestTimedOut(quint64 requestId, qint64 now);
+    void onRequestAbortDue(quint64 requestId);
+    void applyFailure(Subscription &subscription, Delivery &delivery, DeliveryOutcome outcome,
+                      int httpStatus, qint64 now);
+    void applySuccess(Subscription &subscription, Delivery &delivery, qint64 now);
+    void toDeadLetterPending(Subscription &subscription, Delivery &delivery, DeadLetterReason reason,
+                             qint64 now);
+    void drop(Subscription *subscription, Delivery &delivery, DeadLetterReason reason, qint64 now);
+    void finish(Subscription &subscription, Delivery &delivery, DeliveryState fate);
+    void pushPending(Subscription &subscription, Delivery &delivery);
+    void recordProbation(Subscription &subscription);
+    void reschedule(Subscription &subscription, qint64 now);
+    void rearmAlarm();
+    void scheduleFlush();
+    bool ensureEventsLoaded(const std::vector<Delivery *> &deliveries);
+    QByteArray deliveredBody(const Subscription &subscription, const Delivery &delivery) const;
+    double nextJitter();
+    Subscription *findSubscription(const QString &topic, const QString &name);
+    void rebuildSubscriptions(const Workspace &workspace, qint64 now);
+
+    Clock *m_clock;
+    QNetworkAccessManager *m_network;
+    DeliveryStore *m_store;
+    DeadLetterSink *m_deadLetterSink;
+    EngineOptions m_options;
+    std::function<QString(const QString &, const QString &, const QString &)> m_secretResolver;
+
+    Workspace m_workspace;
+    std::vector<std::unique_ptr<Subscription>> m_subscriptions;
+    QHash<QString, TopicSnapshot> m_topicCounters; // key: topic name (lower case)
+    std::unique_ptr<EventCache> m_events; // declared before the deliveries that reference it
+    std::unordered_map<qint64, std::unique_ptr<Delivery>> m_deliveries;
+
+    struct HeapEntry
+    {
+        qint64 atMs;
+        quint64 key; // subscription index, or request id for deadlines
+        quint64 generation;
+        bool operator>(const HeapEntry &other) const { return atMs > other.atMs; }
+    };
+    std::vector<HeapEntry> m_subscriptionHeap; // min-heap by atMs
+    std::vector<HeapEntry> m_deadlineHeap; // request deadlines (D6)
+    std::unordered_map<quint64, std::unique_ptr<Request>> m_requests;
+    QHash<QNetworkReply *, quint64> m_requestByReply;
+    quint64 m_nextRequestId = 1;
+    qint64 m_nextEventSeq = 1;
+    qint64 m_nextDeliveryId = 1;
+    qint64 m_alarmAtMs = -1;
+    bool m_inAlarm = false;
+    bool m_running = false;
+
+    StoreBatch m_pendingWrites;
+    std::vector<std::pair<DroppedEntry, qint64>> m_pendingDrops; // entry, event seq
+    QTimer m_flushTimer; // group commit (not a scheduling decision: fires a few ms after a change)
+    std::mt19937_64 m_random;
+};
+
+} // namespace EventDesk

@@ -1,0 +1,52 @@
+#pragma once
+
+#include "../Expected.h"
+#include "../model/EventSubscription.h"
+
+#include <QByteArray>
+#include <QString>
+
+#include <functional>
+
+namespace EventDesk {
+
+// Where dead-lettered events are written (SPEC L5). Writes are asynchronous for remote
+// destinations; done is called exactly once, possibly before write() returns.
+class DeadLetterSink
+{
+public:
+    virtual ~DeadLetterSink() = default;
+
+    // On success the callback receives the blob path "<container>/<blobName>".
+    using Callback = std::function<void(const Expected<QString> &blobPath)>;
+    virtual void write(const DeadLetterDestination &destination, const QString &blobName,
+                       const QByteArray &body, Callback done)
+        = 0;
+};
+
+// The workspace's local container folder: <root>/<blobContainerName>/<blobName>. Like a blob
+// container, the container folder must exist (EventDesk creates it when a workspace is loaded);
+// a missing folder counts as an unavailable destination (L4) and the write is retried.
+class FolderDeadLetterSink final : public DeadLetterSink
+{
+public:
+    explicit FolderDeadLetterSink(QString rootDirectory);
+
+    void write(const DeadLetterDestination &destination, const QString &blobName,
+               const QByteArray &body, Callback done) override;
+
+    QString rootDirectory() const { return m_root; }
+    QString containerPath(const QString &containerName) const;
+
+    // Creates the container folders of every local dead-letter destination in the workspace.
+    static Expected<void> createContainer(const QString &rootDirectory, const QString &containerName);
+
+    // Blob container names (Azure rules): 3-63 chars, lower-case letters, digits and single
+    // hyphens, starting and ending with a letter or digit.
+    static bool isValidContainerName(const QString &name);
+
+private:
+    QString m_root;
+};
+
+} // namespace EventDesk

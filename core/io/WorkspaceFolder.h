@@ -1,0 +1,35 @@
+#pragma once
+
+#include "../Expected.h"
+#include "../model/Workspace.h"
+
+#include <QString>
+
+namespace EventDesk {
+
+// A workspace on disk (PRODUCT.md "Workspace"): workspace.json, the store and the local
+// dead-letter container folder deadletters/.
+class WorkspaceFolder final
+{
+public:
+    static QString workspaceFile(const QString &directory);
+    static QString storeFile(const QString &directory);
+    static QString deadLetterRoot(const QString &directory);
+
+    // Opens the workspace in directory. A missing folder or workspace.json is created with the
+    // demo content (a topic "demo" whose subscription points at the built-in receiver "demo" on
+    // listenBaseUrl). A workspace.json that exists but is malformed or invalid is an error naming
+    // the file, the JSON path and the problem; it is never replaced.
+    static Expected<Workspace> openOrCreate(const QString &directory, const QString &listenBaseUrl);
+
+    // Creates deadletters/<container>/ for every local dead-letter destination.
+    static Expected<void> prepareDeadLetterContainers(const QString &directory,
+                                                      const Workspace &workspace);
+
+    static QByteArray defaultWorkspaceJson(const QString &listenBaseUrl);
+
+    // Writes workspace.json atomically (never a half-written file).
+    static Expected<void> save(const QString &directory, const Workspace &workspace);
+};
+
+} // namespace EventDesk
