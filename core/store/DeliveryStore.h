@@ -5,6 +5,7 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QMetaType>
 #include <QString>
 #include <QtGlobal>
 
@@ -182,3 +183,5 @@ public:
 };
 
 } // namespace EventDesk
+
+Q_DECLARE_METATYPE(EventDesk::AttemptLogEntry)
