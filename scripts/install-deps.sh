@@ -7,7 +7,10 @@ packages=(
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-httpserver-dev qt6-websockets-dev
     qtkeychain-qt6-dev libqt6sql6-sqlite libgl-dev
     sqlite3 curl
+    xvfb xauth dbus dbus-x11 gnome-keyring libsecret-1-0
 )
+# Node.js runs the conformance tests (official SDKs) and the Azurite storage emulator.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -23,4 +26,11 @@ if ((${#missing[@]})); then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm packages pinned in tests/package-lock.json (official SDKs and Azurite).
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [[ ! -d "$root/tests/node_modules" || "$root/tests/package-lock.json" -nt "$root/tests/node_modules/.package-lock.json" ]]; then
+    echo "Installing the npm packages of tests/package.json"
+    (cd "$root/tests" && npm ci --no-audit --no-fund --loglevel=error)
 fi
