@@ -6,8 +6,10 @@ packages=(
     build-essential cmake ninja-build pkg-config
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-httpserver-dev qt6-websockets-dev
     qtkeychain-qt6-dev libqt6sql6-sqlite libgl-dev
-    sqlite3 curl
+    sqlite3 libsqlite3-dev curl
+    nginx-light wrk # bench/run.sh: the receiver and the load baseline
     xvfb xauth dbus dbus-x11 gnome-keyring libsecret-1-0
+    dpkg-dev qt6-qpa-plugins xdotool x11-utils imagemagick appstream desktop-file-utils # packaging test
 )
 # Node.js runs the conformance tests (official SDKs) and the Azurite storage emulator.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)

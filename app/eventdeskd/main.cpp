@@ -3,14 +3,20 @@
 #include "Logging.h"
 #include "engine/Clock.h"
 #include "engine/Engine.h"
+#include "io/AzureBlobDeadLetterSink.h"
 #include "io/DeadLetterSink.h"
+#include "io/ProvisioningFile.h"
+#include "io/SecretCache.h"
+#include "io/SecretStore.h"
 #include "io/TopicEndpoint.h"
 #include "io/WorkspaceFolder.h"
+#include "keychain/KeychainSecretStore.h"
 #include "store/SqliteDeliveryStore.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
+#include <QEventLoop>
 #include <QHostAddress>
 #include <QLoggingCategory>
 #include <QNetworkAccessManager>
@@ -117,14 +123,49 @@ QString urlHost(const QString &host)
     return host.contains(u':') ? u'[' + host + u']' : host;
 }
 
-// PRODUCT.md: a topic's key from EVENTDESK_TOPIC_KEY_<TOPIC>, the name upper-cased with every
-// character other than a letter or digit replaced by '_'.
-QString topicKeyFromEnvironment(const QString &topicName)
+// Loads the secrets the workspace needs into the cache before the engine starts, so that no
+// delivery goes out without its secret headers. The environment always comes first (servers and
+// CI, README "Secrets"); the keychain (or the opted-in file) is asked only for what the
+// environment does not provide, so eventdeskd runs where no keychain exists.
+std::unique_ptr<SecretCache> loadSecrets(const Workspace &workspace, const QString &storeKind,
+                                         const QString &secretsFile, EnvironmentSecretStore *environment,
+                                         std::unique_ptr<SecretStore> *secondary)
 {
-    QString variable = u"EVENTDESK_TOPIC_KEY_"_s;
-    for (QChar c : topicName.toUpper())
-        variable.append((c.isLetterOrNumber() && c.unicode() < 128) ? c : u'_');
-    return qEnvironmentVariable(variable.toLatin1().constData());
+    const auto loadBlocking = [&workspace](SecretCache &cache) {
+        QEventLoop loop;
+        bool done = false;
+        cache.load(workspace, [&loop, &done](const QList<SecretProblem> &) {
+            done = true;
+            loop.quit();
+        });
+        if (!done)
+            loop.exec();
+    };
+    bool missing = false;
+    for (const SecretRequirement &requirement : SecretCache::requirements(workspace)) {
+        if (requirement.required
+            && qEnvironmentVariableIsEmpty(
+                SecretKeys::environmentVariable(requirement.key).toLatin1().constData()))
+            missing = true;
+    }
+    auto cache = std::make_unique<SecretCache>(QList<SecretStore *>{environment});
+    if (!missing || storeKind == "none"_L1) {
+        loadBlocking(*cache); // logs any secret that is unavailable
+        return cache;
+    }
+    if (storeKind == "file"_L1) {
+        auto file = std::make_unique<FileSecretStore>(
+            secretsFile.isEmpty() ? FileSecretStore::defaultFilePath() : secretsFile);
+        qCWarning(lcSecrets).noquote() << file->warning();
+        *secondary = std::move(file);
+    } else {
+        auto keychain = std::make_unique<KeychainSecretStore>();
+        keychain->checkAvailability();
+        *secondary = std::move(keychain);
+    }
+    cache = std::make_unique<SecretCache>(QList<SecretStore *>{environment, secondary->get()});
+    loadBlocking(*cache);
+    return cache;
 }
 
 } // namespace
@@ -162,7 +203,17 @@ int main(int argc, char *argv[])
                                             u"Disable the random 0-10 % added to retry waits."_s);
     const QCommandLineOption seedOption(u"jitter-seed"_s, u"Seed the retry jitter (reproducible runs)."_s,
                                         u"SEED"_s);
-    parser.addOptions({workspaceOption, listenOption, timeScaleOption, noJitterOption, seedOption});
+    const QCommandLineOption secretStoreOption(
+        u"secret-store"_s,
+        u"Where secrets the environment does not provide come from: keychain (default, the "
+        "system keychain), file (a JSON file readable only by you, see --secrets-file) or none."_s,
+        u"KIND"_s, u"keychain"_s);
+    const QCommandLineOption secretsFileOption(
+        u"secrets-file"_s, u"The file of --secret-store file (default: %1)."_s.arg(
+                               FileSecretStore::defaultFilePath()),
+        u"FILE"_s);
+    parser.addOptions({workspaceOption, listenOption, timeScaleOption, noJitterOption, seedOption,
+                       secretStoreOption, secretsFileOption});
     parser.process(app);
 
     if (!parser.positionalArguments().isEmpty()) {
@@ -178,6 +229,11 @@ int main(int argc, char *argv[])
     const double timeScale = parser.value(timeScaleOption).toDouble(&scaleOk);
     if (!scaleOk || timeScale < 1.0 || timeScale > 100000.0) {
         printError(u"--time-scale: must be a number from 1 to 100000 (got '%1')"_s.arg(parser.value(timeScaleOption)));
+        return 2;
+    }
+    const QString secretStoreKind = parser.value(secretStoreOption);
+    if (secretStoreKind != "keychain"_L1 && secretStoreKind != "file"_L1 && secretStoreKind != "none"_L1) {
+        printError(u"--secret-store: must be keychain, file or none (got '%1')"_s.arg(secretStoreKind));
         return 2;
     }
     quint64 seed = 0;
@@ -197,7 +253,9 @@ int main(int argc, char *argv[])
     }
     workspaceDir = QDir(workspaceDir).absolutePath();
 
-    const QString baseUrl = u"http://%1:%2"_s.arg(urlHost(listen->host)).arg(listen->port ? listen->port : DefaultPort);
+    if (listen->port == 0)
+        listen->port = TopicEndpoint::findFreePort(listen->address);
+    const QString baseUrl = u"http://%1:%2"_s.arg(urlHost(listen->host)).arg(listen->port);
     auto workspace = WorkspaceFolder::openOrCreate(workspaceDir, baseUrl);
     if (!workspace) {
         printError(workspace.error());
@@ -225,15 +283,36 @@ int main(int argc, char *argv[])
     options.responseTimeoutMs = std::max<qint64>(30'000, qint64(5'000 * timeScale));
     options.abortAfterMs = 6 * options.responseTimeoutMs;
 
+    EnvironmentSecretStore environmentSecrets;
+    std::unique_ptr<SecretStore> secretStore;
+    const std::unique_ptr<SecretCache> secrets
+        = loadSecrets(workspace.value(), secretStoreKind, parser.value(secretsFileOption),
+                      &environmentSecrets, &secretStore);
+    SecretCache *secretCache = secrets.get();
+
     QNetworkAccessManager network;
-    FolderDeadLetterSink deadLetterSink(WorkspaceFolder::deadLetterRoot(workspaceDir));
+    // SPEC L5: the local container folder or an Azure Blob Storage container, per subscription.
+    FolderDeadLetterSink folderSink(WorkspaceFolder::deadLetterRoot(workspaceDir));
+    AzureBlobDeadLetterSink azureBlobSink(&network, [secretCache](const QString &account) {
+        return secretCache->storageAccountKey(account);
+    });
+    DeadLetterRouter deadLetterSink(&folderSink, &azureBlobSink);
+    // Endpoint validation state, so a validated webhook is not validated again at each start.
+    ProvisioningFile provisioningFile(ProvisioningFile::defaultPath(workspaceDir));
     Engine engine(clock.get(), &network, &store, &deadLetterSink, options);
+    engine.setProvisioningStore(&provisioningFile);
+    engine.setSecretResolver([secretCache](const QString &topic, const QString &subscription,
+                                           const QString &header) {
+        return secretCache->deliveryHeaderValue(topic, subscription, header);
+    });
     if (auto started = engine.start(workspace.value()); !started) {
         printError(u"cannot start the engine: %1"_s.arg(started.error()));
         return 2;
     }
 
-    TopicEndpoint endpoint(&engine, topicKeyFromEnvironment);
+    TopicEndpoint endpoint(&engine, [secretCache](const QString &topic) {
+        return secretCache->topicAccessKey(topic);
+    });
     auto port = endpoint.listen(listen->address, listen->port);
     if (!port) {
         printError(port.error());

@@ -12,11 +12,14 @@
 #include "Clock.h"
 
 #include <QDateTime>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QSet>
+#include <QUrlQuery>
 #include <QUuid>
 
 #include <algorithm>
@@ -27,6 +30,17 @@ using namespace Qt::StringLiterals;
 namespace EventDesk {
 
 namespace {
+
+// Event Grid: a validation URL is valid for 5 minutes.
+constexpr qint64 ManualValidationWindowMs = 5 * 60 * 1000;
+// CloudEvents abuse protection: the origin Event Grid announces in WebHook-Request-Origin.
+constexpr QByteArrayView EventGridOrigin = "eventgrid.azure.net";
+
+// What a validation is about: a changed endpoint or delivery schema is validated again.
+QString provisioningFingerprint(const EventSubscription &config)
+{
+    return config.endpointUrl.toString(QUrl::FullyEncoded) + u'|' + eventSchemaName(config.deliverySchema);
+}
 
 QString subscriptionKey(const QString &topic, const QString &subscription)
 {
@@ -153,6 +167,11 @@ struct Engine::Subscription
     quint64 heapGeneration = 0;
     qint64 scheduledAtMs = -1;
     SubscriptionSnapshot counters;
+
+    // Endpoint validation: deliveries are sent only once the state is Succeeded.
+    ProvisioningRecord provisioning;
+    QPointer<QNetworkReply> validationReply; // the handshake in flight
+    qint64 validationSentMs = 0;
 };
 
 DeliveryRecord Engine::Delivery::record(const Subscription &subscription) const
@@ -230,7 +249,17 @@ Expected<void> Engine::start(const Workspace &workspace)
     m_nextDeliveryId = ids->deliveryId + 1;
 
     m_workspace = workspace;
+    m_restoredProvisioning.clear();
+    if (m_provisioningStore) {
+        auto records = m_provisioningStore->load();
+        if (!records)
+            return Error(records.error());
+        for (const ProvisioningRecord &record : std::as_const(records.value()))
+            m_restoredProvisioning.insert(subscriptionKey(record.topic, record.subscription), record);
+    }
     rebuildSubscriptions(workspace, now);
+    m_restoredProvisioning.clear();
+    saveProvisioning();
 
     auto probation = m_store->loadProbation();
     if (!probation)
@@ -314,6 +343,7 @@ void Engine::rebuildSubscriptions(const Workspace &workspace, qint64 now)
             subscription->counters.topic = topic.name;
             subscription->counters.subscription = config.name;
             subscription->counters.enabled = config.enabled;
+            updateProvisioning(*subscription, now);
             kept.insert(subscription);
         }
     }
@@ -321,6 +351,7 @@ void Engine::rebuildSubscriptions(const Workspace &workspace, qint64 now)
         if (subscription->removed || kept.contains(subscription.get()))
             continue;
         // The subscription was deleted: its backlog cannot be delivered any more.
+        abortValidation(*subscription);
         subscription->removed = true;
         QList<Delivery *> orphans;
         for (const auto &[id, delivery] : m_deliveries) {
@@ -340,6 +371,7 @@ Expected<void> Engine::applyWorkspace(const Workspace &workspace)
     const qint64 now = m_clock->nowMs();
     m_workspace = workspace;
     rebuildSubscriptions(workspace, now);
+    saveProvisioning();
     for (const auto &subscription : m_subscriptions)
         reschedule(*subscription, now);
     scheduleFlush();
@@ -366,6 +398,12 @@ void Engine::shutdown()
     }
     m_requests.clear();
     m_requestByReply.clear();
+    // A handshake cut short is simply sent again at the next start (the state stays Creating,
+    // which is never restored).
+    const QList<QNetworkReply *> handshakes = m_validationByReply.keys();
+    m_validationByReply.clear();
+    for (QNetworkReply *reply : handshakes)
+        reply->abort();
     m_flushTimer.stop();
     if (auto result = flush(); !result)
         qCWarning(lcStore) << "final commit failed:" << result.error();
@@ -374,6 +412,11 @@ void Engine::shutdown()
 bool Engine::hasTopic(const QString &topicName) const
 {
     return m_workspace.findTopic(topicName) != nullptr;
+}
+
+const Engine::Subscription *Engine::findSubscription(const QString &topic, const QString &name) const
+{
+    return const_cast<Engine *>(this)->findSubscription(topic, name);
 }
 
 Engine::Subscription *Engine::findSubscription(const QString &topic, const QString &name)
@@ -566,8 +609,10 @@ void Engine::service(Subscription &subscription, qint64 now)
     if (subscription.removed)
         return;
     serviceDeadLetters(subscription, now);
+    serviceProvisioning(subscription, now);
 
-    if (subscription.config.enabled) {
+    // Deliveries wait (not attempted, not lost) until the endpoint is validated.
+    if (subscription.config.enabled && subscription.provisioning.state == ProvisioningState::Succeeded) {
         ProbationTracker &probation = subscription.probation;
         probation.update(now);
         switch (probation.dueAction()) {
@@ -772,6 +817,9 @@ void Engine::sendRequest(Subscription &subscription, const std::vector<Delivery 
         request.setRawHeader("aeg-data-version", firstEvent.dataVersion.toUtf8());
     request.setRawHeader("aeg-metadata-version",
                          config.deliverySchema == EventSchema::CloudEvents10 ? "1.0" : "1");
+    // CloudEvents abuse protection: deliveries carry the origin the endpoint allowed.
+    if (config.deliverySchema == EventSchema::CloudEvents10)
+        request.setRawHeader("WebHook-Request-Origin", EventGridOrigin.toByteArray());
 
     // SPEC §9 custom delivery headers.
     QJsonObject firstDelivered;
@@ -879,6 +927,9 @@ void Engine::onReplyFinished(QNetworkReply *reply)
     if (httpStatus > 0) {
         subscription.counters.latencySumMs += double(log.durationMs);
         ++subscription.counters.latencyCount;
+        const auto &bounds = SubscriptionSnapshot::LatencyBucketBoundsMs;
+        const auto bucket = std::lower_bound(bounds.begin(), bounds.end(), double(log.durationMs));
+        ++subscription.counters.latencyBuckets[size_t(bucket - bounds.begin())];
     }
 
     if (request->timedOut) {
@@ -1236,7 +1287,6 @@ void Engine::recordProbation(Subscription &subscription)
 
 void Engine::reschedule(Subscription &subscription, qint64 now)
 {
-    Q_UNUSED(now);
     if (!m_running || subscription.removed)
         return;
     auto dropStaleTop = [this](std::vector<HeapEntry> &heap, DeliveryState state) {
@@ -1260,8 +1310,12 @@ void Engine::reschedule(Subscription &subscription, qint64 now)
     if (!subscription.deadLetterWriteInProgress && !subscription.deadLetterPending.empty())
         consider(subscription.deadLetterPending.front().atMs);
 
+    if (const qint64 attention = provisioningAttentionMs(subscription, now); attention >= 0)
+        consider(attention);
+
     const ProbationTracker &probation = subscription.probation;
-    if (subscription.config.enabled && !subscription.pending.empty()) {
+    if (subscription.config.enabled && !subscription.pending.empty()
+        && subscription.provisioning.state == ProvisioningState::Succeeded) {
         const qint64 due = subscription.pending.front().atMs;
         switch (probation.state()) {
         case ProbationTracker::State::InProbation:
@@ -1377,6 +1431,15 @@ EngineSnapshot Engine::snapshot() const
         counters.probationCause = probation.cause();
         counters.probationUntilMs = probation.untilMs();
         counters.consecutiveFailures = probation.consecutiveFailures();
+        const ProvisioningRecord &provisioning = subscription->provisioning;
+        counters.validationEnabled = subscription->config.validationEnabled;
+        counters.provisioningState = provisioning.state;
+        counters.provisioningMessage = provisioning.message;
+        counters.allowedRate = provisioning.allowedRate;
+        if (provisioning.state == ProvisioningState::AwaitingManualActionValidation) {
+            counters.validationUrl = validationUrl(*subscription);
+            counters.validationExpiresMs = provisioning.expiresMs;
+        }
         snapshot.subscriptions.append(counters);
     }
     return snapshot;
@@ -1488,6 +1551,310 @@ ResubmitResult Engine::resubmitDeadLetters(const DeadLetterQuery &query)
             break;
     }
     return total;
+}
+
+// ---- Endpoint validation -------------------------------------------------------------------
+
+void Engine::updateProvisioning(Subscription &subscription, qint64 now)
+{
+    Q_UNUSED(now);
+    ProvisioningRecord &record = subscription.provisioning;
+    const ProvisioningRecord before = record;
+    record.topic = subscription.topic;
+    record.subscription = subscription.config.name;
+    if (!subscription.config.validationEnabled) {
+        abortValidation(subscription);
+        record = ProvisioningRecord{subscription.topic, subscription.config.name, QString(),
+                                    ProvisioningState::Succeeded, QString(), 0,
+                                    u"endpoint validation is switched off (x-eventdesk.validation: false)"_s,
+                                    QString()};
+    } else {
+        const QString fingerprint = provisioningFingerprint(subscription.config);
+        if (record.fingerprint == fingerprint)
+            return; // same endpoint and schema: the validation under way or done still holds
+        const ProvisioningRecord restored
+            = m_restoredProvisioning.take(subscriptionKey(subscription.topic, subscription.config.name));
+        abortValidation(subscription);
+        if (restored.fingerprint == fingerprint && restored.state != ProvisioningState::Creating) {
+            // Validated (or failed, or awaiting the URL) before the restart: not validated again.
+            record = restored;
+            record.topic = subscription.topic;
+            record.subscription = subscription.config.name;
+        } else {
+            record = ProvisioningRecord{subscription.topic, subscription.config.name, fingerprint,
+                                        ProvisioningState::Creating, QString(), 0,
+                                        u"sending the validation handshake"_s, QString()};
+        }
+    }
+    if (record != before)
+        Q_EMIT provisioningChanged(subscription.topic, subscription.config.name);
+}
+
+qint64 Engine::provisioningAttentionMs(const Subscription &subscription, qint64 now) const
+{
+    switch (subscription.provisioning.state) {
+    case ProvisioningState::Creating:
+        return subscription.validationReply ? subscription.validationSentMs + m_options.responseTimeoutMs
+                                            : now;
+    case ProvisioningState::AwaitingManualActionValidation:
+        return subscription.provisioning.expiresMs;
+    case ProvisioningState::Succeeded:
+    case ProvisioningState::Failed:
+        break;
+    }
+    return -1;
+}
+
+void Engine::serviceProvisioning(Subscription &subscription, qint64 now)
+{
+    ProvisioningRecord &record = subscription.provisioning;
+    if (record.state == ProvisioningState::AwaitingManualActionValidation && now >= record.expiresMs) {
+        setProvisioning(subscription, ProvisioningState::Failed,
+                        u"the validation URL was not visited within 5 minutes"_s, now);
+        return;
+    }
+    if (record.state != ProvisioningState::Creating)
+        return;
+    if (!subscription.validationReply) {
+        sendValidation(subscription, now);
+        return;
+    }
+    if (now < subscription.validationSentMs + m_options.responseTimeoutMs)
+        return;
+    // No answer to the handshake within the response timeout (SPEC D6's 30 s).
+    abortValidation(subscription);
+    const QString reason = u"the endpoint did not answer the validation handshake within %1 s"_s.arg(
+        m_options.responseTimeoutMs / 1000);
+    if (subscription.config.deliverySchema == EventSchema::CloudEvents10) {
+        setProvisioning(subscription, ProvisioningState::Failed, reason, now);
+    } else {
+        setProvisioning(subscription, ProvisioningState::AwaitingManualActionValidation,
+                        reason + u"; visit the validation URL within 5 minutes"_s, now);
+    }
+}
+
+QString Engine::validationUrl(const Subscription &subscription) const
+{
+    if (m_validationBaseUrl.isEmpty() || subscription.provisioning.validationCode.isEmpty())
+        return {};
+    QUrl url = m_validationBaseUrl;
+    url.setPath(u"/validate/%1/%2"_s.arg(subscription.topic, subscription.config.name), QUrl::DecodedMode);
+    QUrlQuery query;
+    query.addQueryItem(u"code"_s, subscription.provisioning.validationCode);
+    url.setQuery(query);
+    return url.toString(QUrl::FullyEncoded);
+}
+
+void Engine::sendValidation(Subscription &subscription, qint64 now)
+{
+    const EventSubscription &config = subscription.config;
+    QNetworkRequest request(config.endpointUrl);
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+    request.setRawHeader("aeg-subscription-name", config.name.toUpper().toUtf8());
+    QNetworkReply *reply = nullptr;
+    if (config.deliverySchema == EventSchema::CloudEvents10) {
+        // CloudEvents abuse protection: OPTIONS with the origin the deliveries will come from.
+        request.setRawHeader("WebHook-Request-Origin", EventGridOrigin.toByteArray());
+        reply = m_network->sendCustomRequest(request, "OPTIONS");
+    } else {
+        // Event Grid schema handshake: SubscriptionValidationEvent with a code to echo back.
+        subscription.provisioning.validationCode = QUuid::createUuid().toString(QUuid::WithoutBraces).toUpper();
+        QJsonObject data{{u"validationCode"_s, subscription.provisioning.validationCode}};
+        if (const QString url = validationUrl(subscription); !url.isEmpty())
+            data.insert(u"validationUrl"_s, url);
+        const QJsonObject event{{u"id"_s, QUuid::createUuid().toString(QUuid::WithoutBraces)},
+                                {u"topic"_s, subscription.topicPath},
+                                {u"subject"_s, QString()},
+                                {u"data"_s, data},
+                                {u"eventType"_s, u"Microsoft.EventGrid.SubscriptionValidationEvent"_s},
+                                {u"eventTime"_s, DeadLetterFormatter::formatTime(now)},
+                                {u"metadataVersion"_s, u"1"_s},
+                                {u"dataVersion"_s, u"2"_s}};
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+        request.setRawHeader("aeg-event-type", "SubscriptionValidation");
+        request.setRawHeader("aeg-delivery-count", "0");
+        request.setRawHeader("aeg-data-version", "2");
+        request.setRawHeader("aeg-metadata-version", "1");
+        reply = m_network->post(request, QJsonDocument(QJsonArray{event}).toJson(QJsonDocument::Compact));
+    }
+    subscription.validationReply = reply;
+    subscription.validationSentMs = now;
+    m_validationByReply.insert(reply, subscription.index);
+    connect(reply, &QNetworkReply::finished, this, [this, reply] { onValidationFinished(reply); });
+    qCInfo(lcDelivery) << "validating the endpoint of" << subscription.topic << "/" << config.name;
+}
+
+void Engine::abortValidation(Subscription &subscription)
+{
+    QNetworkReply *reply = subscription.validationReply;
+    subscription.validationReply = nullptr;
+    if (!reply)
+        return;
+    m_validationByReply.remove(reply);
+    disconnect(reply, nullptr, this, nullptr);
+    reply->abort();
+    reply->deleteLater();
+}
+
+void Engine::onValidationFinished(QNetworkReply *reply)
+{
+    reply->deleteLater();
+    const auto found = m_validationByReply.find(reply);
+    if (found == m_validationByReply.end())
+        return;
+    const int index = found.value();
+    m_validationByReply.erase(found);
+    if (!m_running)
+        return;
+    Subscription &subscription = *m_subscriptions.at(size_t(index));
+    if (subscription.removed || subscription.validationReply != reply)
+        return;
+    subscription.validationReply = nullptr;
+    const qint64 now = m_clock->nowMs();
+    const QVariant statusAttribute = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
+    const int httpStatus = statusAttribute.isValid() ? statusAttribute.toInt() : 0;
+    const QString failure = httpStatus > 0
+                                ? u"the endpoint answered HTTP %1"_s.arg(httpStatus)
+                                : u"the handshake request failed (%1: %2)"_s.arg(
+                                      deliveryOutcomeName(OutcomeClassifier::classify(0, reply->error())),
+                                      reply->errorString());
+
+    if (subscription.config.deliverySchema == EventSchema::CloudEvents10) {
+        const QByteArray allowedOrigin = reply->rawHeader("WebHook-Allowed-Origin").trimmed();
+        const QByteArray allowedRate = reply->rawHeader("WebHook-Allowed-Rate").trimmed();
+        const bool allowed = allowedOrigin == "*" || allowedOrigin.compare(EventGridOrigin, Qt::CaseInsensitive) == 0;
+        if (httpStatus == 200 && allowed) {
+            subscription.provisioning.allowedRate = QString::fromLatin1(allowedRate);
+            setProvisioning(subscription, ProvisioningState::Succeeded,
+                            u"the endpoint allowed origin %1%2"_s.arg(
+                                QString::fromLatin1(EventGridOrigin.toByteArray()),
+                                allowedRate.isEmpty() ? QString()
+                                                      : u" at rate %1"_s.arg(QString::fromLatin1(allowedRate))),
+                            now);
+        } else {
+            const QString reason = httpStatus == 200
+                                       ? u"the endpoint answered the abuse-protection request without "
+                                         u"WebHook-Allowed-Origin: %1 (or *)"_s.arg(
+                                             QString::fromLatin1(EventGridOrigin.toByteArray()))
+                                       : failure;
+            setProvisioning(subscription, ProvisioningState::Failed, reason, now);
+        }
+    } else {
+        const QJsonObject answer = QJsonDocument::fromJson(reply->readAll()).object();
+        QString echoed;
+        for (auto it = answer.begin(); it != answer.end(); ++it) {
+            if (it.key().compare(u"validationResponse"_s, Qt::CaseInsensitive) == 0)
+                echoed = it.value().toString();
+        }
+        if (httpStatus == 200 && !echoed.isEmpty() && echoed == subscription.provisioning.validationCode) {
+            setProvisioning(subscription, ProvisioningState::Succeeded,
+                            u"the endpoint echoed the validation code"_s, now);
+        } else {
+            const QString reason = httpStatus == 200
+                                       ? (echoed.isEmpty() ? u"the endpoint answered 200 without validationResponse"_s
+                                                           : u"the endpoint answered a wrong validationResponse"_s)
+                                       : failure;
+            setProvisioning(subscription, ProvisioningState::AwaitingManualActionValidation,
+                            reason + u"; visit the validation URL within 5 minutes"_s, now);
+        }
+    }
+    reschedule(subscription, now);
+    rearmAlarm();
+}
+
+void Engine::setProvisioning(Subscription &subscription, ProvisioningState state, const QString &message,
+                             qint64 now)
+{
+    ProvisioningRecord &record = subscription.provisioning;
+    record.state = state;
+    record.message = message;
+    if (state == ProvisioningState::AwaitingManualActionValidation)
+        record.expiresMs = now + ManualValidationWindowMs;
+    else if (state == ProvisioningState::Succeeded)
+        record.validationCode.clear(); // kept on failure, so a late visit is told it expired
+    if (state != ProvisioningState::AwaitingManualActionValidation)
+        record.expiresMs = 0;
+    qCInfo(lcDelivery) << "subscription" << subscription.topic << "/" << subscription.config.name
+                       << "provisioning" << provisioningStateName(state) << "-" << message;
+    saveProvisioning();
+    Q_EMIT provisioningChanged(subscription.topic, subscription.config.name);
+}
+
+void Engine::saveProvisioning()
+{
+    if (!m_provisioningStore)
+        return;
+    QList<ProvisioningRecord> records;
+    for (const auto &subscription : m_subscriptions) {
+        // Handshakes under way are not kept: they are simply sent again after a restart.
+        if (!subscription->removed && subscription->config.validationEnabled
+            && subscription->provisioning.state != ProvisioningState::Creating)
+            records.append(subscription->provisioning);
+    }
+    if (auto saved = m_provisioningStore->save(records); !saved) {
+        qCWarning(lcStore) << "cannot save the provisioning state:" << saved.error();
+        Q_EMIT storeError(saved.error());
+    }
+}
+
+ManualValidationResult Engine::completeManualValidation(const QString &topic, const QString &subscriptionName,
+                                                        const QString &code)
+{
+    Subscription *subscription = findSubscription(topic, subscriptionName);
+    if (!subscription)
+        return {404, u"There is no event subscription %1/%2 in this workspace."_s.arg(topic, subscriptionName)};
+    ProvisioningRecord &record = subscription->provisioning;
+    const qint64 now = m_clock->nowMs();
+    const bool codeMatches = !code.isEmpty() && code == record.validationCode;
+    switch (record.state) {
+    case ProvisioningState::Succeeded:
+        return {200, u"Event subscription %1/%2 is already validated."_s.arg(topic, subscriptionName)};
+    case ProvisioningState::Creating:
+        return {409, u"Event subscription %1/%2 is still sending its validation handshake."_s.arg(topic, subscriptionName)};
+    case ProvisioningState::Failed:
+        if (codeMatches)
+            return {410, u"This validation URL has expired: event subscription %1/%2 failed validation (%3)."_s.arg(
+                             topic, subscriptionName, record.message)};
+        return {409, u"Event subscription %1/%2 is not awaiting manual validation (it failed: %3)."_s.arg(
+                         topic, subscriptionName, record.message)};
+    case ProvisioningState::AwaitingManualActionValidation:
+        break;
+    }
+    if (now >= record.expiresMs) {
+        setProvisioning(*subscription, ProvisioningState::Failed,
+                        u"the validation URL was not visited within 5 minutes"_s, now);
+        reschedule(*subscription, now);
+        return {410, u"This validation URL has expired (it is valid for 5 minutes)."_s};
+    }
+    if (!codeMatches)
+        return {400, u"The validation code does not match the one sent to the endpoint."_s};
+    setProvisioning(*subscription, ProvisioningState::Succeeded,
+                    u"validated through the validation URL"_s, now);
+    reschedule(*subscription, now);
+    return {200, u"Webhook successfully validated as a result of user action."_s};
+}
+
+Expected<void> Engine::revalidate(const QString &topic, const QString &subscriptionName)
+{
+    Subscription *subscription = findSubscription(topic, subscriptionName);
+    if (!subscription)
+        return Error(u"There is no event subscription %1/%2 in this workspace."_s.arg(topic, subscriptionName));
+    if (!subscription->config.validationEnabled)
+        return Error(u"Endpoint validation is switched off for %1/%2 (x-eventdesk.validation: false)."_s.arg(
+            topic, subscriptionName));
+    const qint64 now = m_clock->nowMs();
+    abortValidation(*subscription);
+    subscription->provisioning.validationCode.clear();
+    subscription->provisioning.allowedRate.clear();
+    setProvisioning(*subscription, ProvisioningState::Creating, u"sending the validation handshake"_s, now);
+    reschedule(*subscription, now);
+    return {};
+}
+
+ProvisioningState Engine::provisioningState(const QString &topic, const QString &subscription) const
+{
+    const Subscription *found = findSubscription(topic, subscription);
+    return found ? found->provisioning.state : ProvisioningState::Failed;
 }
 
 } // namespace EventDesk

@@ -5,12 +5,14 @@
 #include "../model/Workspace.h"
 #include "../store/DeliveryStore.h"
 #include "EngineSnapshot.h"
+#include "Provisioning.h"
 
 #include <QHash>
 #include <QObject>
 #include <QPointer>
 #include <QString>
 #include <QTimer>
+#include <QUrl>
 
 #include <functional>
 #include <memory>
@@ -45,6 +47,13 @@ struct PublishResult
     QString errorMessage;
     int accepted = 0; // events stored
     int deliveriesCreated = 0;
+};
+
+// The answer to a visit of a subscription's validation URL.
+struct ManualValidationResult
+{
+    int httpStatus = 200; // 200 validated; 400 wrong code; 404 unknown; 409 not awaiting; 410 expired
+    QString message;
 };
 
 struct ResubmitResult
@@ -96,6 +105,23 @@ public:
     ResubmitResult resubmitDeadLetters(const QList<qint64> &deadLetterIds);
     ResubmitResult resubmitDeadLetters(const DeadLetterQuery &query);
 
+    // Endpoint validation (Event Grid's handshake when a webhook subscription is created).
+    // Provisioning records are loaded from / saved to this store (optional; set before start()).
+    void setProvisioningStore(ProvisioningStore *store) { m_provisioningStore = store; }
+    // Base of the validation URLs sent in SubscriptionValidationEvent (the endpoint's address).
+    void setValidationBaseUrl(const QUrl &baseUrl) { m_validationBaseUrl = baseUrl; }
+    QUrl validationBaseUrl() const { return m_validationBaseUrl; }
+    // GET /validate/<topic>/<subscription>?code=...: completes a manual validation when the code
+    // matches and the URL has not expired (5 minutes of engine time).
+    ManualValidationResult completeManualValidation(const QString &topic, const QString &subscription,
+                                                    const QString &code);
+    // Runs the handshake again (e.g. after a failure, once the receiver is fixed).
+    Expected<void> revalidate(const QString &topic, const QString &subscription);
+    ProvisioningState provisioningState(const QString &topic, const QString &subscription) const;
+
+    // SPEC D6 as configured (the metrics' histogram and the validation handshake use it too).
+    qint64 responseTimeoutMs() const { return m_options.responseTimeoutMs; }
+
     EngineSnapshot snapshot() const;
     const Workspace &workspace() const { return m_workspace; }
     Clock *clock() const { return m_clock; }
@@ -106,6 +132,7 @@ public:
 Q_SIGNALS:
     void attemptLogged(const EventDesk::AttemptLogEntry &entry);
     void probationChanged(const QString &topic, const QString &subscription);
+    void provisioningChanged(const QString &topic, const QString &subscription);
     void storeError(const QString &message);
 
 private:
@@ -141,6 +168,17 @@ private:
     double nextJitter();
     Subscription *findSubscription(const QString &topic, const QString &name);
     void rebuildSubscriptions(const Workspace &workspace, qint64 now);
+    void updateProvisioning(Subscription &subscription, qint64 now);
+    void serviceProvisioning(Subscription &subscription, qint64 now);
+    void sendValidation(Subscription &subscription, qint64 now);
+    void onValidationFinished(QNetworkReply *reply);
+    void abortValidation(Subscription &subscription);
+    void setProvisioning(Subscription &subscription, ProvisioningState state, const QString &message,
+                         qint64 now);
+    void saveProvisioning();
+    qint64 provisioningAttentionMs(const Subscription &subscription, qint64 now) const;
+    QString validationUrl(const Subscription &subscription) const;
+    const Subscription *findSubscription(const QString &topic, const QString &name) const;
 
     Clock *m_clock;
     QNetworkAccessManager *m_network;
@@ -148,6 +186,10 @@ private:
     DeadLetterSink *m_deadLetterSink;
     EngineOptions m_options;
     std::function<QString(const QString &, const QString &, const QString &)> m_secretResolver;
+    ProvisioningStore *m_provisioningStore = nullptr;
+    QUrl m_validationBaseUrl;
+    QHash<QString, ProvisioningRecord> m_restoredProvisioning; // key: topic/subscription, lower case
+    QHash<QNetworkReply *, int> m_validationByReply; // handshake reply -> subscription index
 
     Workspace m_workspace;
     std::vector<std::unique_ptr<Subscription>> m_subscriptions;

@@ -1,13 +1,17 @@
 #include "EngineHost.h"
 
 #include "../Logging.h"
+#include "../io/AzureBlobDeadLetterSink.h"
 #include "../io/DeadLetterSink.h"
+#include "../io/ProvisioningFile.h"
+#include "../io/SecretCache.h"
 #include "../io/TopicEndpoint.h"
 #include "../io/WorkspaceFolder.h"
 #include "../store/SqliteDeliveryStore.h"
 #include "Clock.h"
 
 #include <QDir>
+#include <QFile>
 #include <QHostAddress>
 #include <QNetworkAccessManager>
 #include <QPointer>
@@ -37,8 +41,15 @@ public:
         const QString directory = QDir(config.workspaceDirectory).absolutePath();
         const QString host_ = config.listenHost;
         const QString urlHost = host_.contains(u':') ? u'[' + host_ + u']' : host_;
-        auto workspace = WorkspaceFolder::openOrCreate(
-            directory, u"http://%1:%2"_s.arg(urlHost).arg(config.listenPort ? config.listenPort : 5170));
+        QHostAddress address;
+        if (config.listenHost.compare(u"localhost"_s, Qt::CaseInsensitive) == 0)
+            address = QHostAddress::LocalHost;
+        else
+            address.setAddress(config.listenHost);
+        quint16 listenPort = config.listenPort;
+        if (listenPort == 0)
+            listenPort = TopicEndpoint::findFreePort(address);
+        auto workspace = WorkspaceFolder::openOrCreate(directory, u"http://%1:%2"_s.arg(urlHost).arg(listenPort));
         if (!workspace) {
             result.error = workspace.error();
             return result;
@@ -59,20 +70,33 @@ public:
         options.responseTimeoutMs = std::max<qint64>(30'000, qint64(5'000 * config.timeScale));
         options.abortAfterMs = 6 * options.responseTimeoutMs;
         network = std::make_unique<QNetworkAccessManager>();
-        sink = std::make_unique<FolderDeadLetterSink>(WorkspaceFolder::deadLetterRoot(directory));
+        folderSink = std::make_unique<FolderDeadLetterSink>(WorkspaceFolder::deadLetterRoot(directory));
+        const std::shared_ptr<SecretCache> secrets = config.secrets;
+        azureBlobSink = std::make_unique<AzureBlobDeadLetterSink>(
+            network.get(), [secrets](const QString &account) -> Expected<QString> {
+                if (!secrets)
+                    return Error(u"no secret store: the key of storage account '%1' is unknown"_s.arg(account));
+                return secrets->storageAccountKey(account);
+            });
+        sink = std::make_unique<DeadLetterRouter>(folderSink.get(), azureBlobSink.get());
         engine = std::make_unique<Engine>(clock.get(), network.get(), store.get(), sink.get(), options);
+        provisioning = std::make_unique<ProvisioningFile>(ProvisioningFile::defaultPath(directory));
+        engine->setProvisioningStore(provisioning.get());
+        if (secrets) {
+            engine->setSecretResolver([secrets](const QString &topic, const QString &subscription,
+                                                const QString &header) {
+                return secrets->deliveryHeaderValue(topic, subscription, header);
+            });
+        }
         if (auto started = engine->start(workspace.value()); !started) {
             result.error = started.error();
             shutdown();
             return result;
         }
-        endpoint = std::make_unique<TopicEndpoint>(engine.get(), [](const QString &) { return QString(); });
-        QHostAddress address;
-        if (config.listenHost.compare(u"localhost"_s, Qt::CaseInsensitive) == 0)
-            address = QHostAddress::LocalHost;
-        else
-            address.setAddress(config.listenHost);
-        auto port = endpoint->listen(address, config.listenPort);
+        endpoint = std::make_unique<TopicEndpoint>(engine.get(), [secrets](const QString &topic) {
+            return secrets ? secrets->topicAccessKey(topic) : QString();
+        });
+        auto port = endpoint->listen(address, listenPort);
         if (!port) {
             result.error = port.error();
             shutdown();
@@ -108,6 +132,25 @@ public:
             }, Qt::QueuedConnection);
         });
         snapshotTimer->start();
+        // Test receivers' requests reach the GUI in batches, at most ten times a second.
+        QObject::connect(&endpoint->receivers(), &TestReceiverService::requestRecorded, this,
+                         [this, target](const QString &, const ReceivedRequest &record) {
+                             receivedRequests.append(record);
+                             if (receivedRequests.size() > TestReceiverService::DefaultRecordCapacity)
+                                 receivedRequests.removeFirst();
+                             if (receivedFlushQueued)
+                                 return;
+                             receivedFlushQueued = true;
+                             QTimer::singleShot(100, this, [this, target] {
+                                 receivedFlushQueued = false;
+                                 QList<ReceivedRequest> batch;
+                                 batch.swap(receivedRequests);
+                                 QMetaObject::invokeMethod(target, [target, batch] {
+                                     if (target)
+                                         Q_EMIT target->receiverRequestsRecorded(batch);
+                                 }, Qt::QueuedConnection);
+                             });
+                         });
         return result;
     }
 
@@ -120,7 +163,10 @@ public:
         if (engine)
             engine->shutdown();
         engine.reset();
+        provisioning.reset();
         sink.reset();
+        azureBlobSink.reset();
+        folderSink.reset();
         network.reset();
         clock.reset();
         if (store)
@@ -131,9 +177,14 @@ public:
     std::unique_ptr<SqliteDeliveryStore> store;
     std::unique_ptr<Clock> clock;
     std::unique_ptr<QNetworkAccessManager> network;
-    std::unique_ptr<FolderDeadLetterSink> sink;
+    std::unique_ptr<FolderDeadLetterSink> folderSink;
+    std::unique_ptr<AzureBlobDeadLetterSink> azureBlobSink;
+    std::unique_ptr<DeadLetterRouter> sink;
+    std::unique_ptr<ProvisioningFile> provisioning; // outlives the engine that writes to it
     std::unique_ptr<Engine> engine;
     std::unique_ptr<TopicEndpoint> endpoint;
+    QList<ReceivedRequest> receivedRequests;
+    bool receivedFlushQueued = false;
     std::unique_ptr<QTimer> snapshotTimer;
     QList<AttemptLogEntry> attempts;
     QString directoryPath;
@@ -282,6 +333,68 @@ void EngineHost::removeDeadLetters(const QList<qint64> &ids,
     }
     QMetaObject::invokeMethod(worker, [worker, self, ids, done] {
         const Expected<void> result = worker->store->removeDeadLetters(ids);
+        QMetaObject::invokeMethod(self, [done, result] { done(result); }, Qt::QueuedConnection);
+    }, Qt::QueuedConnection);
+}
+
+void EngineHost::readDeadLetterBlob(const DeadLetterDestination &destination,
+                                    const QString &blobPath,
+                                    std::function<void(const Expected<QByteArray> &)> done)
+{
+    EngineWorker *worker = m_worker;
+    QPointer<EngineHost> self(this);
+    if (!worker || !m_running) {
+        done(Error(u"The engine is not running."_s));
+        return;
+    }
+    QMetaObject::invokeMethod(worker, [worker, self, destination, blobPath, done] {
+        const auto reply = [self, done](const Expected<QByteArray> &body) {
+            QMetaObject::invokeMethod(self, [done, body] { done(body); }, Qt::QueuedConnection);
+        };
+        if (destination.kind == DeadLetterDestination::Kind::AzureBlob) {
+            worker->azureBlobSink->readBlob(destination, blobPath, reply);
+            return;
+        }
+        const QString path = DeadLetterRouter::blobLocation(destination, blobPath,
+                                                            worker->folderSink->rootDirectory())
+                                 .toLocalFile();
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly)) {
+            reply(Error(u"cannot read the dead-letter blob %1: %2"_s.arg(path, file.errorString())));
+            return;
+        }
+        reply(file.readAll());
+    }, Qt::QueuedConnection);
+}
+
+void EngineHost::receiverRecords(const QString &receiver, quint64 afterSequence,
+                                 std::function<void(const QList<ReceivedRequest> &)> done)
+{
+    EngineWorker *worker = m_worker;
+    QPointer<EngineHost> self(this);
+    if (!worker || !m_running) {
+        done({});
+        return;
+    }
+    QMetaObject::invokeMethod(worker, [worker, self, receiver, afterSequence, done] {
+        const QList<ReceivedRequest> records
+            = worker->endpoint ? worker->endpoint->receivers().recordsSince(receiver, afterSequence)
+                               : QList<ReceivedRequest>();
+        QMetaObject::invokeMethod(self, [done, records] { done(records); }, Qt::QueuedConnection);
+    }, Qt::QueuedConnection);
+}
+
+void EngineHost::revalidateSubscription(const QString &topic, const QString &subscription,
+                                        std::function<void(const Expected<void> &)> done)
+{
+    EngineWorker *worker = m_worker;
+    QPointer<EngineHost> self(this);
+    if (!worker || !m_running) {
+        done(Error(u"The engine is not running."_s));
+        return;
+    }
+    QMetaObject::invokeMethod(worker, [worker, self, topic, subscription, done] {
+        const Expected<void> result = worker->engine->revalidate(topic, subscription);
         QMetaObject::invokeMethod(self, [done, result] { done(result); }, Qt::QueuedConnection);
     }, Qt::QueuedConnection);
 }

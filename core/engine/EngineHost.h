@@ -2,6 +2,7 @@
 
 #include "../Expected.h"
 #include "../model/Workspace.h"
+#include "../io/TestReceiverService.h"
 #include "../store/DeliveryStore.h"
 #include "Engine.h"
 #include "EngineSnapshot.h"
@@ -11,10 +12,12 @@
 #include <QThread>
 
 #include <functional>
+#include <memory>
 
 namespace EventDesk {
 
 class EngineWorker;
+class SecretCache;
 
 // Runs the engine, its store, its topic endpoint and its HTTP client on a thread of their own, so
 // the GUI never waits on delivery work (ARCHITECTURE.md "Threads"). Calls go in queued; results
@@ -33,6 +36,10 @@ public:
         double timeScale = 1.0;
         bool jitter = true;
         int snapshotIntervalMs = 250;
+        // Secret header values, topic keys and storage account keys (README "Secrets"). Load it
+        // (SecretCache::load) before start() so that no delivery goes out without its secret
+        // headers; reload it after applyWorkspace(). Null: no secrets.
+        std::shared_ptr<SecretCache> secrets;
     };
 
     explicit EngineHost(QObject *parent = nullptr);
@@ -58,11 +65,26 @@ public:
     void resubmitDeadLetters(const DeadLetterQuery &query,
                              std::function<void(const ResubmitResult &)> done);
     void removeDeadLetters(const QList<qint64> &ids, std::function<void(const Expected<void> &)> done);
+    // Test receivers: the requests a receiver recorded with a sequence number above afterSequence
+    // (0: all it still holds, oldest first; at most 1000 per receiver).
+    void receiverRecords(const QString &receiver, quint64 afterSequence,
+                         std::function<void(const QList<ReceivedRequest> &)> done);
+    // Endpoint validation: runs a subscription's handshake again (SubscriptionSnapshot shows
+    // provisioningState, provisioningMessage and, while awaiting manual action, validationUrl).
+    void revalidateSubscription(const QString &topic, const QString &subscription,
+                                std::function<void(const Expected<void> &)> done);
+    // The dead-letter browser: reads the blob a dead letter was written to (blobPath as in the
+    // store's index) from its destination - a file of the local container or, signed with the
+    // account key, a blob in Azure Storage / Azurite.
+    void readDeadLetterBlob(const DeadLetterDestination &destination, const QString &blobPath,
+                            std::function<void(const Expected<QByteArray> &)> done);
 
 Q_SIGNALS:
     void started(bool ok, const QString &error, const QString &listenUrl);
     void snapshotReady(const EventDesk::EngineSnapshot &snapshot);
     void attemptsLogged(const QList<EventDesk::AttemptLogEntry> &entries);
+    // Requests the test receivers recorded since the last emission (batched, ~10 per second).
+    void receiverRequestsRecorded(const QList<EventDesk::ReceivedRequest> &records);
     void workspaceChanged();
     void storeError(const QString &message);
 

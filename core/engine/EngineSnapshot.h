@@ -2,6 +2,9 @@
 
 #include "../rules/DeliveryOutcome.h"
 #include "../rules/ProbationTracker.h"
+#include "Provisioning.h"
+
+#include <array>
 
 #include <QHash>
 #include <QList>
@@ -36,6 +39,20 @@ struct SubscriptionSnapshot
     qint64 nextDueMs = 0; // 0: nothing scheduled
     double latencySumMs = 0; // destination processing time of answered requests
     quint64 latencyCount = 0;
+    // Histogram of the same (Event Grid's DestinationProcessingDurationInMs): latencyBuckets[i]
+    // counts answers that took at most LatencyBucketBoundsMs[i] (and more than the bound before);
+    // the last entry counts the slower ones. Not cumulative.
+    static constexpr std::array<double, 14> LatencyBucketBoundsMs{
+        5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 180000};
+    std::array<quint64, LatencyBucketBoundsMs.size() + 1> latencyBuckets{};
+
+    // Endpoint validation (Event Grid's provisioningState while a webhook is validated).
+    bool validationEnabled = true;
+    ProvisioningState provisioningState = ProvisioningState::Succeeded;
+    QString provisioningMessage; // what failed or what is awaited
+    QString validationUrl; // AwaitingManualActionValidation: GET it to validate
+    qint64 validationExpiresMs = 0; // AwaitingManualActionValidation: the URL works until then
+    QString allowedRate; // CloudEvents: WebHook-Allowed-Rate the endpoint granted
 };
 
 struct TopicSnapshot

@@ -1,6 +1,7 @@
 #include "DeadLetterSink.h"
 
 #include "../Logging.h"
+#include "AzureBlobDeadLetterSink.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -65,6 +66,47 @@ void FolderDeadLetterSink::write(const DeadLetterDestination &destination, const
     }
     qCDebug(lcDeadLetter) << "wrote" << filePath;
     done(QString(container + u'/' + blobName));
+}
+
+DeadLetterRouter::DeadLetterRouter(DeadLetterSink *localFolder, DeadLetterSink *azureBlob)
+    : m_localFolder(localFolder)
+    , m_azureBlob(azureBlob)
+{
+}
+
+void DeadLetterRouter::write(const DeadLetterDestination &destination, const QString &blobName,
+                             const QByteArray &body, Callback done)
+{
+    DeadLetterSink *sink = nullptr;
+    switch (destination.kind) {
+    case DeadLetterDestination::Kind::LocalFolder:
+        sink = m_localFolder;
+        break;
+    case DeadLetterDestination::Kind::AzureBlob:
+        sink = m_azureBlob;
+        break;
+    case DeadLetterDestination::Kind::None:
+        break;
+    }
+    if (!sink) {
+        done(Error(u"no dead-letter writer for this kind of destination"_s));
+        return;
+    }
+    sink->write(destination, blobName, body, std::move(done));
+}
+
+QUrl DeadLetterRouter::blobLocation(const DeadLetterDestination &destination,
+                                    const QString &blobPath, const QString &localContainerRoot)
+{
+    switch (destination.kind) {
+    case DeadLetterDestination::Kind::LocalFolder:
+        return QUrl::fromLocalFile(QDir(localContainerRoot).filePath(blobPath));
+    case DeadLetterDestination::Kind::AzureBlob:
+        return AzureBlobDeadLetterSink::blobUrl(destination, blobPath);
+    case DeadLetterDestination::Kind::None:
+        break;
+    }
+    return {};
 }
 
 } // namespace EventDesk

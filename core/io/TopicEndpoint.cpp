@@ -1,17 +1,16 @@
 #include "TopicEndpoint.h"
 
-#include "../Logging.h"
-#include "../engine/Engine.h"
+#include <QTcpServer>
 
-#include <QHttpServerRequest>
-#include <QHttpServerResponder>
-#include <QHttpServerResponse>
+#include "../Logging.h"
+#include "../engine/Clock.h"
+#include "../engine/Engine.h"
+#include "PrometheusMetrics.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QMetaEnum>
-#include <QTcpServer>
-#include <QUrlQuery>
+#include <QUrl>
 
 using namespace Qt::StringLiterals;
 
@@ -19,10 +18,33 @@ namespace EventDesk {
 
 namespace {
 
-QHttpServerResponse errorResponse(QHttpServerResponse::StatusCode status, const QString &code,
-                                  const QString &message)
+HttpResponse errorResponse(int status, const QString &code, const QString &message)
 {
-    return QHttpServerResponse("application/json"_ba, TopicEndpoint::errorBody(code, message), status);
+    return HttpResponse{status, "application/json", TopicEndpoint::errorBody(code, message), {}};
+}
+
+QString errorCodeFor(int status)
+{
+    switch (status) {
+    case 400:
+        return u"BadRequest"_s;
+    case 401:
+        return u"Unauthorized"_s;
+    case 404:
+        return u"NotFound"_s;
+    case 409:
+        return u"Conflict"_s;
+    case 410:
+        return u"Gone"_s;
+    case 413:
+        return u"PayloadTooLarge"_s;
+    case 431:
+        return u"RequestHeaderFieldsTooLarge"_s;
+    case 501:
+        return u"NotImplemented"_s;
+    default:
+        return QString::fromLatin1(HttpServer::reasonPhrase(status)).remove(u' ');
+    }
 }
 
 // Compares keys without leaking where they differ through timing.
@@ -36,47 +58,29 @@ bool keysEqual(const QByteArray &a, const QByteArray &b)
     return difference == 0;
 }
 
+// The address a validation URL names: a wildcard listen address is reached through loopback.
+QString urlHostFor(const QHostAddress &address)
+{
+    if (address == QHostAddress::Any || address == QHostAddress::AnyIPv4)
+        return u"127.0.0.1"_s;
+    if (address == QHostAddress::AnyIPv6)
+        return u"[::1]"_s;
+    if (address.protocol() == QAbstractSocket::IPv6Protocol)
+        return u'[' + address.toString() + u']';
+    return address.toString();
+}
+
 } // namespace
 
 TopicEndpoint::TopicEndpoint(Engine *engine, KeyProvider keyProvider, QObject *parent)
     : QObject(parent)
     , m_engine(engine)
     , m_keyProvider(std::move(keyProvider))
+    , m_receivers([engine] { return engine->clock()->nowMs(); })
 {
-    m_server.route(u"/topics/<arg>/api/events"_s, QHttpServerRequest::Method::Post,
-                   [this](const QString &topic, const QHttpServerRequest &request) {
-                       return handlePublish(topic, request);
-                   });
-    // Built-in test receiver (PRODUCT.md): answers deliveries with the status its workspace entry
-    // names ({"name":"demo","status":200}), so a new workspace delivers with no set-up.
-    m_server.route(u"/receivers/<arg>"_s, QHttpServerRequest::Method::Post,
-                   [this](const QString &name, const QHttpServerRequest &) {
-                       const QJsonArray receivers = m_engine->workspace().receivers;
-                       for (const QJsonValue &value : receivers) {
-                           const QJsonObject receiver = value.toObject();
-                           if (receiver.value(u"name"_s).toString().compare(name, Qt::CaseInsensitive) != 0)
-                               continue;
-                           const int status = receiver.value(u"status"_s).toInt(200);
-                           return QHttpServerResponse(QHttpServerResponse::StatusCode(status));
-                       }
-                       return errorResponse(QHttpServerResponse::StatusCode::NotFound, u"NotFound"_s,
-                                            u"No test receiver named '%1' in this workspace."_s.arg(name));
-                   });
-    m_server.route(u"/"_s, QHttpServerRequest::Method::Get, [this] {
-        QJsonArray topics;
-        for (const Topic &topic : m_engine->workspace().topics)
-            topics.append(topic.name);
-        return QHttpServerResponse(QJsonObject{{u"name"_s, u"EventDesk"_s},
-                                               {u"version"_s, QStringLiteral(EVENTDESK_VERSION)},
-                                               {u"topics"_s, topics}});
-    });
-    m_server.setMissingHandler([](const QHttpServerRequest &request, QHttpServerResponder &&responder) {
-        responder.write(errorBody(u"NotFound"_s,
-                                  u"No resource at %1 %2. Publish with POST /topics/<topic>/api/events."_s
-                                      .arg(QString::fromLatin1(QMetaEnum::fromType<QHttpServerRequest::Method>()
-                                                                   .valueToKey(int(request.method()))),
-                                           request.url().path())),
-                        "application/json"_ba, QHttpServerResponder::StatusCode::NotFound);
+    m_server.setHandler([this](const HttpRequest &request, const HttpReply &reply) { handle(request, reply); });
+    m_server.setErrorBodyFactory([](int status, const QString &message) {
+        return errorResponse(status, errorCodeFor(status), message);
     });
 }
 
@@ -84,22 +88,23 @@ TopicEndpoint::~TopicEndpoint() = default;
 
 Expected<quint16> TopicEndpoint::listen(const QHostAddress &address, quint16 port)
 {
-    auto *tcpServer = new QTcpServer(this);
-    if (!tcpServer->listen(address, port)) {
-        const QString message = u"cannot listen on %1:%2: %3"_s.arg(address.toString())
-                                    .arg(port)
-                                    .arg(tcpServer->errorString());
-        delete tcpServer;
-        return Error(message);
-    }
-    m_server.bind(tcpServer);
-    m_tcpServer = tcpServer;
-    return tcpServer->serverPort();
+    auto bound = m_server.listen(address, port);
+    if (bound)
+        m_engine->setValidationBaseUrl(QUrl(u"http://%1:%2"_s.arg(urlHostFor(address)).arg(bound.value())));
+    return bound;
 }
 
 quint16 TopicEndpoint::port() const
 {
-    return m_tcpServer ? m_tcpServer->serverPort() : 0;
+    return m_server.port();
+}
+
+quint16 TopicEndpoint::findFreePort(const QHostAddress &address)
+{
+    QTcpServer probe;
+    if (!probe.listen(address, 0))
+        return 0;
+    return probe.serverPort();
 }
 
 QByteArray TopicEndpoint::errorBody(const QString &code, const QString &message)
@@ -108,36 +113,89 @@ QByteArray TopicEndpoint::errorBody(const QString &code, const QString &message)
         .toJson(QJsonDocument::Compact);
 }
 
-QHttpServerResponse TopicEndpoint::handlePublish(const QString &topicName,
-                                                 const QHttpServerRequest &request)
+void TopicEndpoint::handle(const HttpRequest &request, const HttpReply &reply)
 {
-    using Status = QHttpServerResponse::StatusCode;
+    const QStringList &segments = request.pathSegments;
+    const QByteArray &method = request.method;
+    if (segments.size() == 4 && segments.at(0) == "topics"_L1 && segments.at(2) == "api"_L1
+        && segments.at(3) == "events"_L1 && method == "POST") {
+        reply.respond(handlePublish(segments.at(1), request));
+        return;
+    }
+    if (segments.size() == 2 && segments.at(0) == "receivers"_L1) {
+        if (const TestReceiver *receiver = m_engine->workspace().findReceiver(segments.at(1))) {
+            // Copied: the workspace may change while a delayed answer is pending.
+            m_receivers.handle(TestReceiver(*receiver), request, reply);
+            return;
+        }
+        reply.respond(errorResponse(404, u"NotFound"_s,
+                                    u"No test receiver named '%1' in this workspace."_s.arg(segments.at(1))));
+        return;
+    }
+    if (segments.size() == 3 && segments.at(0) == "validate"_L1 && method == "GET") {
+        reply.respond(handleValidationUrl(segments.at(1), segments.at(2), request));
+        return;
+    }
+    if (segments.size() == 1 && segments.at(0) == "metrics"_L1 && method == "GET") {
+        reply.respond(HttpResponse::text(200, PrometheusMetrics::format(m_engine->snapshot()),
+                                         PrometheusMetrics::ContentType.toByteArray()));
+        return;
+    }
+    if (segments.isEmpty() && method == "GET") {
+        QJsonArray topics;
+        for (const Topic &topic : m_engine->workspace().topics)
+            topics.append(topic.name);
+        const QJsonObject info{{u"name"_s, u"EventDesk"_s},
+                               {u"version"_s, QStringLiteral(EVENTDESK_VERSION)},
+                               {u"topics"_s, topics}};
+        reply.respond(HttpResponse::json(200, QJsonDocument(info).toJson(QJsonDocument::Compact)));
+        return;
+    }
+    reply.respond(errorResponse(
+        404, u"NotFound"_s,
+        u"No resource at %1 %2. Publish with POST /topics/<topic>/api/events."_s.arg(
+            QString::fromLatin1(method), request.path)));
+}
+
+HttpResponse TopicEndpoint::handlePublish(const QString &topicName, const HttpRequest &request)
+{
     if (!m_engine->hasTopic(topicName)) {
-        return errorResponse(Status::NotFound, u"NotFound"_s,
-                             u"Topic '%1' does not exist in this workspace."_s.arg(topicName));
+        return errorResponse(404, u"NotFound"_s, u"Topic '%1' does not exist in this workspace."_s.arg(topicName));
     }
     const QString expectedKey = m_keyProvider ? m_keyProvider(topicName) : QString();
     if (!expectedKey.isEmpty()) {
-        QByteArray presented = request.value("aeg-sas-key");
+        QByteArray presented = request.header("aeg-sas-key");
         if (presented.isEmpty())
-            presented = request.query().queryItemValue(u"aeg-sas-key"_s, QUrl::FullyDecoded).toUtf8();
+            presented = request.query.queryItemValue(u"aeg-sas-key"_s, QUrl::FullyDecoded).toUtf8();
         if (presented.isEmpty()) {
-            return errorResponse(Status::Unauthorized, u"Unauthorized"_s,
-                                 u"Topic '%1' requires an access key: send it in the aeg-sas-key header."_s
-                                     .arg(topicName));
+            return errorResponse(401, u"Unauthorized"_s,
+                                 u"Topic '%1' requires an access key: send it in the aeg-sas-key header."_s.arg(topicName));
         }
         if (!keysEqual(presented, expectedKey.toUtf8())) {
-            return errorResponse(Status::Unauthorized, u"Unauthorized"_s,
+            return errorResponse(401, u"Unauthorized"_s,
                                  u"The access key presented for topic '%1' is not valid."_s.arg(topicName));
         }
     }
-    const PublishResult result = m_engine->publish(topicName, request.body(), request.value("Content-Type"));
+    const PublishResult result = m_engine->publish(topicName, request.body, request.header("Content-Type"));
     if (result.httpStatus == 200) {
         qCDebug(lcEndpoint) << "accepted" << result.accepted << "event(s) for" << topicName;
-        return QHttpServerResponse(Status::Ok);
+        return HttpResponse{200, {}, {}, {}};
     }
     qCInfo(lcEndpoint) << "rejected publish to" << topicName << result.httpStatus << result.errorMessage;
-    return errorResponse(Status(result.httpStatus), result.errorCode, result.errorMessage);
+    return errorResponse(result.httpStatus, result.errorCode, result.errorMessage);
+}
+
+HttpResponse TopicEndpoint::handleValidationUrl(const QString &topic, const QString &subscription,
+                                                const HttpRequest &request)
+{
+    const QString code = request.query.queryItemValue(u"code"_s, QUrl::FullyDecoded);
+    const ManualValidationResult result = m_engine->completeManualValidation(topic, subscription, code);
+    if (result.httpStatus != 200)
+        return errorResponse(result.httpStatus, errorCodeFor(result.httpStatus), result.message);
+    const QJsonObject body{{u"provisioningState"_s,
+                            provisioningStateName(m_engine->provisioningState(topic, subscription))},
+                           {u"message"_s, result.message}};
+    return HttpResponse::json(200, QJsonDocument(body).toJson(QJsonDocument::Compact));
 }
 
 } // namespace EventDesk

@@ -70,6 +70,10 @@ struct EventSubscription
     QList<DeliveryHeader> deliveryHeaders;
     DeadLetterDestination deadLetterDestination;
     bool enabled = true; // EventDesk extension: properties.x-eventdesk.enabled
+    // EventDesk extension properties.x-eventdesk.validation: the endpoint validation handshake
+    // Event Grid performs when a webhook subscription is created (off for receivers that do not
+    // implement it).
+    bool validationEnabled = true;
 
     bool hasDeadLetterDestination() const
     {

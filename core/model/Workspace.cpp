@@ -396,7 +396,8 @@ void validateHeaders(JsonReader &sink, const QList<DeliveryHeader> &headers,
             const qsizetype bytes = header.value.toUtf8().size();
             if (bytes > DeliveryHeader::MaxValueBytes) {
                 sink.fail(valuePath,
-                          u"must be at most %1 bytes of UTF-8 (got %2 bytes)"_s
+                          u"value of header '%1' must be at most %2 bytes of UTF-8 (got %3 bytes)"_s
+                              .arg(header.name)
                               .arg(DeliveryHeader::MaxValueBytes)
                               .arg(bytes));
                 return;
@@ -404,7 +405,8 @@ void validateHeaders(JsonReader &sink, const QList<DeliveryHeader> &headers,
             // CR and LF would split the HTTP header; NUL is cut off by HTTP stacks.
             if (header.value.contains(u'\r') || header.value.contains(u'\n')
                 || header.value.contains(QChar(0))) {
-                sink.fail(valuePath, u"must not contain CR, LF or NUL characters"_s);
+                sink.fail(valuePath,
+                          u"value of header '%1' must not contain CR, LF or NUL characters"_s.arg(header.name));
                 return;
             }
         } else {
@@ -915,6 +917,7 @@ Expected<EventSubscription> eventSubscriptionFromArm(const QJsonObject &object,
     const QJsonObject extension
         = reader.object(properties, "x-eventdesk"_L1, layout.properties, Presence::Optional);
     subscription.enabled = reader.boolean(extension, "enabled"_L1, extensionPath, true);
+    subscription.validationEnabled = reader.boolean(extension, "validation"_L1, extensionPath, true);
 
     if (reader.failed())
         return reader.error();
@@ -1018,8 +1021,13 @@ QJsonObject eventSubscriptionToArm(const EventSubscription &subscription)
     }
     // Written only when it differs from the default, so an enabled subscription exports as
     // plain Resource Manager JSON.
+    QJsonObject extension;
     if (!subscription.enabled)
-        properties.insert("x-eventdesk"_L1, QJsonObject {{"enabled"_L1, false}});
+        extension.insert("enabled"_L1, false);
+    if (!subscription.validationEnabled)
+        extension.insert("validation"_L1, false);
+    if (!extension.isEmpty())
+        properties.insert("x-eventdesk"_L1, extension);
 
     return QJsonObject {{"name"_L1, subscription.name}, {"properties"_L1, properties}};
 }
@@ -1157,6 +1165,26 @@ Topic readTopic(JsonReader &reader, const QJsonValue &value, const QString &path
                 eventSchemaName(topic.inputSchema)));
     }
 
+    // SPEC H2 / PRODUCT.md: a topic's access key lives in the SecretStore; the workspace holds
+    // only its reference, {"secretRef": "topic/<topic>/key"}.
+    if (JsonReader::isPresent(object, "accessKey"_L1)) {
+        const QString accessKeyPath = joinPath(path, "accessKey"_L1);
+        if (!object.value("accessKey"_L1).isObject()) {
+            reader.fail(accessKeyPath,
+                        u"must be {\"secretRef\": \"topic/%1/key\"}: access keys are kept in the "
+                        u"keychain, never in workspace.json"_s.arg(topic.name));
+            return topic;
+        }
+        const QJsonObject accessKey
+            = reader.object(object, "accessKey"_L1, path, Presence::Required);
+        topic.accessKeySecretRef
+            = reader.string(accessKey, "secretRef"_L1, accessKeyPath, Presence::Optional);
+        if (topic.accessKeySecretRef.isEmpty())
+            topic.accessKeySecretRef = u"topic/"_s + topic.name + u"/key"_s;
+    }
+    if (reader.failed())
+        return topic;
+
     const QString subscriptionsPath = joinPath(path, "eventSubscriptions"_L1);
     const QJsonArray subscriptions
         = reader.array(object, "eventSubscriptions"_L1, path, Presence::Optional);
@@ -1232,7 +1260,13 @@ Expected<Workspace> Workspace::fromJson(const QByteArray &json, const QString &f
         workspace.topics.append(std::move(topic));
     }
 
-    workspace.receivers = reader.array(root, "receivers"_L1, QString(), Presence::Optional);
+    if (!reader.failed()) {
+        auto receivers = testReceiversFromJson(root.value("receivers"_L1), u"receivers"_s);
+        if (receivers)
+            workspace.receivers = receivers.value();
+        else
+            return withFile(receivers.error());
+    }
 
     const QString settingsPath = u"settings"_s;
     const QJsonObject settings = reader.object(root, "settings"_L1, QString(), Presence::Optional);
@@ -1261,15 +1295,20 @@ QJsonObject Workspace::toJson() const
                             {"inputSchema"_L1, eventSchemaName(topic.inputSchema)}};
         if (topic.inputSchema == EventSchema::Custom)
             object.insert("inputSchemaMapping"_L1, mappingToJson(topic.inputSchemaMapping));
+        if (!topic.accessKeySecretRef.isEmpty())
+            object.insert("accessKey"_L1, QJsonObject {{"secretRef"_L1, topic.accessKeySecretRef}});
         QJsonArray subscriptions;
         for (const EventSubscription &subscription : topic.eventSubscriptions)
             subscriptions.append(eventSubscriptionToArm(subscription));
         object.insert("eventSubscriptions"_L1, subscriptions);
         topicArray.append(object);
     }
+    QJsonArray receiverArray;
+    for (const TestReceiver &receiver : receivers)
+        receiverArray.append(receiver.toJson());
     return QJsonObject {
         {"topics"_L1, topicArray},
-        {"receivers"_L1, receivers},
+        {"receivers"_L1, receiverArray},
         {"settings"_L1,
          QJsonObject {{"deadLetterDelaySeconds"_L1, settings.deadLetterDelaySeconds},
                       {"probationThreshold"_L1, settings.probationThreshold},
@@ -1283,6 +1322,15 @@ const Topic *Workspace::findTopic(const QString &name) const
     for (const Topic &topic : topics) {
         if (topic.name.compare(name, Qt::CaseInsensitive) == 0)
             return &topic;
+    }
+    return nullptr;
+}
+
+const TestReceiver *Workspace::findReceiver(const QString &name) const
+{
+    for (const TestReceiver &receiver : receivers) {
+        if (receiver.name.compare(name, Qt::CaseInsensitive) == 0)
+            return &receiver;
     }
     return nullptr;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "../Expected.h"
+#include "TestReceiver.h"
 #include "Topic.h"
 
 #include <QByteArray>
@@ -25,13 +26,14 @@ struct WorkspaceSettings
 struct Workspace
 {
     QList<Topic> topics;
-    QJsonArray receivers; // kept verbatim until test receivers exist
+    QList<TestReceiver> receivers; // built-in test receivers, served at /receivers/<name>
     WorkspaceSettings settings;
 
     static Expected<Workspace> fromJson(const QByteArray &json, const QString &fileName);
     QJsonObject toJson() const;
 
     const Topic *findTopic(const QString &name) const; // case-insensitive, like Event Grid
+    const TestReceiver *findReceiver(const QString &name) const; // case-insensitive
 };
 
 // ARM-shaped (de)serialisation of one event subscription:

@@ -40,7 +40,9 @@ QJsonObject subscriptionJson(const QString &name, const QJsonObject &extraProper
         {u"deadLetterDestination"_s,
          QJsonObject{{u"endpointType"_s, u"StorageBlob"_s},
                      {u"properties"_s, QJsonObject{{u"resourceId"_s, u"local"_s},
-                                                   {u"blobContainerName"_s, u"deadletters"_s}}}}}};
+                                                   {u"blobContainerName"_s, u"deadletters"_s}}}}},
+        // The fake receivers do not implement the validation handshake (tst_endpoint covers it).
+        {u"x-eventdesk"_s, QJsonObject{{u"validation"_s, false}}}};
     for (auto it = extraProperties.begin(); it != extraProperties.end(); ++it)
         properties.insert(it.key(), it.value());
     return QJsonObject{{u"name"_s, name}, {u"properties"_s, properties}};

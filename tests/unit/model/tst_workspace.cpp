@@ -106,6 +106,8 @@ QString differences(const EventSubscription &left, const EventSubscription &righ
         return u"deliverySchema"_s;
     if (left.enabled != right.enabled)
         return u"enabled"_s;
+    if (left.validationEnabled != right.validationEnabled)
+        return u"validationEnabled"_s;
     if (left.retryPolicy.maxDeliveryAttempts != right.retryPolicy.maxDeliveryAttempts
         || left.retryPolicy.eventTimeToLiveInMinutes != right.retryPolicy.eventTimeToLiveInMinutes)
         return u"retryPolicy"_s;
@@ -216,6 +218,7 @@ Workspace fullWorkspace()
     everything.retryPolicy = RetryPolicy {10, 30};
     everything.batchPolicy = BatchPolicy {true, 5000, 1024};
     everything.enabled = false;
+    everything.validationEnabled = false;
     everything.deliveryHeaders = {
         DeliveryHeader {u"X-Static"_s, DeliveryHeader::Kind::Static, u"value é"_s, QString(),
                         false},
@@ -284,8 +287,18 @@ Workspace fullWorkspace()
         u"kind"_s,    u"Order.Unknown"_s, u"data.version"_s, u"1.0"_s};
     customTopic.eventSubscriptions = {custom, wrapped};
     workspace.topics = {eventGrid, cloudEvents, customTopic};
-    workspace.receivers
-        = QJsonArray {QJsonObject {{"name"_L1, u"demo"_s}, {"responses"_L1, u"503,503,200"_s}}};
+    TestReceiver flaky;
+    flaky.name = u"flaky"_s;
+    flaky.mode = TestReceiver::Mode::Sequence;
+    flaky.statuses = {503, TestReceiver::CloseConnection, 200};
+    flaky.after = TestReceiver::After::Stick;
+    flaky.failureRate = 0.25;
+    flaky.seed = 42;
+    flaky.delayMs = 1500;
+    flaky.validation = TestReceiver::Validation::Refuse;
+    TestReceiver demo;
+    demo.name = u"demo"_s;
+    workspace.receivers = {demo, flaky};
     workspace.settings = WorkspaceSettings {0, 100, 64};
     return workspace;
 }
@@ -731,19 +744,19 @@ void TestWorkspace::headerRules_data()
         << QJsonArray {staticHeader(u"X-Big"_s, QString(4096, u'v'))} << QString();
     QTest::newRow("H1 value 4097 bytes")
         << QJsonArray {staticHeader(u"X-Big"_s, QString(4097, u'v'))}
-        << at + u"[0].properties.value: must be at most 4096 bytes of UTF-8 (got 4097 bytes)"_s;
+        << at + u"[0].properties.value: value of header 'X-Big' must be at most 4096 bytes of UTF-8 (got 4097 bytes)"_s;
     // "é" is two bytes of UTF-8: the limit is bytes, not characters.
     QTest::newRow("H1 value 2048 x é")
         << QJsonArray {staticHeader(u"X-Big"_s, QString(2048, u'é'))} << QString();
     QTest::newRow("H1 value 2049 x é")
         << QJsonArray {staticHeader(u"X-Big"_s, QString(2049, u'é'))}
-        << at + u"[0].properties.value: must be at most 4096 bytes of UTF-8 (got 4098 bytes)"_s;
+        << at + u"[0].properties.value: value of header 'X-Big' must be at most 4096 bytes of UTF-8 (got 4098 bytes)"_s;
     QTest::newRow("H1 value CR") << QJsonArray {staticHeader(u"X-A"_s, u"a\rb"_s)}
                                  << at
-            + u"[0].properties.value: must not contain CR, LF or NUL characters"_s;
+            + u"[0].properties.value: value of header 'X-A' must not contain CR, LF or NUL characters"_s;
     QTest::newRow("H1 value LF") << QJsonArray {staticHeader(u"X-A"_s, u"a\nInjected: 1"_s)}
                                  << at
-            + u"[0].properties.value: must not contain CR, LF or NUL characters"_s;
+            + u"[0].properties.value: value of header 'X-A' must not contain CR, LF or NUL characters"_s;
     QTest::newRow("H3 dynamic ok") << QJsonArray {QJsonObject {
         {"name"_L1, u"X-Dyn"_s},
         {"type"_L1, u"Dynamic"_s},

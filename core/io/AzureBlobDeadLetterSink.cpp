@@ -1,0 +1,281 @@
+#include "AzureBlobDeadLetterSink.h"
+
+#include "../Logging.h"
+
+#include <QLocale>
+#include <QMessageAuthenticationCode>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QRegularExpression>
+#include <QTimeZone>
+#include <QUrlQuery>
+
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+
+namespace EventDesk {
+
+namespace SharedKey {
+
+QByteArray canonicalizedResource(const QString &account, const QUrl &url)
+{
+    QByteArray resource = '/' + account.toUtf8() + url.path(QUrl::FullyEncoded).toUtf8();
+    if (url.path().isEmpty())
+        resource += '/';
+    const QUrlQuery query(url);
+    QList<QPair<QString, QString>> items = query.queryItems(QUrl::FullyDecoded);
+    QMap<QString, QStringList> parameters;
+    for (const auto &[name, value] : std::as_const(items))
+        parameters[name.toLower()].append(value);
+    for (auto it = parameters.begin(); it != parameters.end(); ++it) {
+        QStringList values = it.value();
+        values.sort();
+        resource += '\n' + it.key().toUtf8() + ':' + values.join(u',').toUtf8();
+    }
+    return resource;
+}
+
+QByteArray canonicalizedHeaders(const QNetworkRequest &request)
+{
+    QList<QPair<QByteArray, QByteArray>> headers;
+    for (const QByteArray &name : request.rawHeaderList()) {
+        const QByteArray lower = name.toLower();
+        if (!lower.startsWith("x-ms-"))
+            continue;
+        // Unfold and trim: runs of whitespace become one space.
+        headers.append({lower.trimmed(), request.rawHeader(name).simplified()});
+    }
+    std::sort(headers.begin(), headers.end());
+    QByteArray result;
+    for (const auto &[name, value] : std::as_const(headers))
+        result += name + ':' + value + '\n';
+    return result;
+}
+
+QByteArray stringToSign(const QByteArray &verb, const QNetworkRequest &request,
+                        qint64 contentLength, const QString &account)
+{
+    const auto header = [&request](const char *name) { return request.rawHeader(name); };
+    QByteArray result = verb + '\n';
+    result += header("Content-Encoding") + '\n';
+    result += header("Content-Language") + '\n';
+    // Since version 2015-02-21 a zero Content-Length is an empty line.
+    result += (contentLength > 0 ? QByteArray::number(contentLength) : QByteArray()) + '\n';
+    result += header("Content-MD5") + '\n';
+    result += request.header(QNetworkRequest::ContentTypeHeader).toByteArray() + '\n';
+    result += header("Date") + '\n';
+    result += header("If-Modified-Since") + '\n';
+    result += header("If-Match") + '\n';
+    result += header("If-None-Match") + '\n';
+    result += header("If-Unmodified-Since") + '\n';
+    result += header("Range") + '\n';
+    result += canonicalizedHeaders(request);
+    result += canonicalizedResource(account, request.url());
+    return result;
+}
+
+Expected<QByteArray> authorization(const QString &account, const QString &base64Key,
+                                   const QByteArray &stringToSign)
+{
+    const auto decoded = QByteArray::fromBase64Encoding(
+        base64Key.trimmed().toLatin1(), QByteArray::AbortOnBase64DecodingErrors);
+    if (!decoded || decoded.decoded.isEmpty()) {
+        return Error(u"the account key of storage account '%1' is not valid Base64 (copy key1 or "
+                     u"key2 from the storage account's Access keys)"_s.arg(account));
+    }
+    const QByteArray signature = QMessageAuthenticationCode::hash(stringToSign, decoded.decoded,
+                                                                  QCryptographicHash::Sha256)
+                                     .toBase64();
+    return QByteArray("SharedKey " + account.toUtf8() + ':' + signature);
+}
+
+QByteArray httpDate(const QDateTime &utc)
+{
+    return QLocale::c()
+        .toString(utc.toTimeZone(QTimeZone::utc()), u"ddd, dd MMM yyyy HH:mm:ss 'GMT'"_s)
+        .toLatin1();
+}
+
+} // namespace SharedKey
+
+AzureBlobDeadLetterSink::AzureBlobDeadLetterSink(QNetworkAccessManager *network,
+                                                 KeyProvider keyProvider, QObject *parent)
+    : QObject(parent)
+    , m_network(network)
+    , m_keyProvider(std::move(keyProvider))
+{
+}
+
+AzureBlobDeadLetterSink::~AzureBlobDeadLetterSink()
+{
+    const QSet<QNetworkReply *> replies = std::exchange(m_replies, {});
+    for (QNetworkReply *reply : replies) {
+        reply->disconnect(this);
+        reply->abort();
+        reply->deleteLater();
+    }
+}
+
+QString AzureBlobDeadLetterSink::accountName(const DeadLetterDestination &destination)
+{
+    if (!destination.accountName.isEmpty())
+        return destination.accountName;
+    const QString marker = u"/storageAccounts/"_s;
+    const qsizetype at = destination.resourceId.indexOf(marker, 0, Qt::CaseInsensitive);
+    return at < 0 ? QString() : destination.resourceId.mid(at + marker.size()).section(u'/', 0, 0);
+}
+
+QUrl AzureBlobDeadLetterSink::blobEndpoint(const DeadLetterDestination &destination)
+{
+    if (!destination.blobEndpoint.isEmpty())
+        return destination.blobEndpoint;
+    QUrl url;
+    url.setScheme(u"https"_s);
+    url.setHost(accountName(destination) + u".blob.core.windows.net"_s);
+    return url;
+}
+
+QUrl AzureBlobDeadLetterSink::blobUrl(const DeadLetterDestination &destination,
+                                      const QString &blobPath)
+{
+    QUrl url = blobEndpoint(destination);
+    QString path = url.path(QUrl::FullyEncoded);
+    while (path.endsWith(u'/'))
+        path.chop(1);
+    for (const QString &segment : blobPath.split(u'/'))
+        path += u'/' + QString::fromLatin1(QUrl::toPercentEncoding(segment));
+    url.setPath(path, QUrl::StrictMode);
+    url.setQuery(QString());
+    return url;
+}
+
+Expected<QNetworkRequest>
+AzureBlobDeadLetterSink::signedRequest(const QByteArray &verb,
+                                       const DeadLetterDestination &destination,
+                                       const QString &blobPath, qint64 contentLength,
+                                       const QByteArray &contentType) const
+{
+    const QString account = accountName(destination);
+    if (account.isEmpty())
+        return Error(u"the dead-letter destination names no storage account"_s);
+    const Expected<QString> key = m_keyProvider ? m_keyProvider(account)
+                                                : Expected<QString>(Error(u"no key provider"_s));
+    if (!key)
+        return Error(key.error());
+    QNetworkRequest request(blobUrl(destination, blobPath));
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
+                         QNetworkRequest::ManualRedirectPolicy);
+    request.setTransferTimeout(m_transferTimeoutMs);
+    if (!contentType.isEmpty())
+        request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
+    if (verb == "PUT")
+        request.setRawHeader("x-ms-blob-type", "BlockBlob");
+    // Wall-clock time: the service rejects requests whose date is more than 15 min off, whatever
+    // the engine's (possibly scaled) clock says.
+    request.setRawHeader("x-ms-date", SharedKey::httpDate(QDateTime::currentDateTimeUtc()));
+    request.setRawHeader("x-ms-version", SharedKey::ApiVersion);
+    const auto authorization = SharedKey::authorization(
+        account, key.value(), SharedKey::stringToSign(verb, request, contentLength, account));
+    if (!authorization)
+        return Error(authorization.error());
+    request.setRawHeader("Authorization", authorization.value());
+    return request;
+}
+
+void AzureBlobDeadLetterSink::track(QNetworkReply *reply,
+                                    std::function<void(QNetworkReply *)> finished)
+{
+    m_replies.insert(reply);
+    connect(reply, &QNetworkReply::finished, this, [this, reply, finished] {
+        m_replies.remove(reply);
+        reply->deleteLater();
+        finished(reply);
+    });
+}
+
+QString AzureBlobDeadLetterSink::describeFailure(QNetworkReply *reply,
+                                                 const DeadLetterDestination &destination,
+                                                 const QString &blobPath) const
+{
+    const QString account = accountName(destination);
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (status == 0) {
+        return u"blob endpoint %1 of storage account '%2' is unreachable: %3"_s.arg(
+            blobEndpoint(destination).toString(), account, reply->errorString());
+    }
+    QString code = QString::fromUtf8(reply->rawHeader("x-ms-error-code"));
+    const QByteArray body = reply->readAll();
+    static const QRegularExpression codePattern(u"<Code>([^<]*)</Code>"_s);
+    static const QRegularExpression messagePattern(u"<Message>([^<\\n]*)"_s);
+    const QString bodyText = QString::fromUtf8(body);
+    if (code.isEmpty())
+        code = codePattern.match(bodyText).captured(1);
+    const QString serviceMessage = messagePattern.match(bodyText).captured(1).trimmed();
+    // Azure says AuthenticationFailed; Azurite says AuthorizationFailure with the same message.
+    // (AuthorizationFailure alone can also mean a firewall rule, so the message decides.)
+    if (status == 403
+        && (code == "AuthenticationFailed"_L1
+            || serviceMessage.contains("failed to authenticate"_L1, Qt::CaseInsensitive))) {
+        return u"wrong account key for storage account '%1': %2 answered 403 AuthenticationFailed "
+               u"(store the account's key1 or key2 again)"_s.arg(account,
+                                                                 blobEndpoint(destination).toString());
+    }
+    if (status == 404 && code == "ContainerNotFound"_L1) {
+        return u"container '%1' does not exist in storage account '%2' (create it in the storage "
+               u"account)"_s.arg(blobPath.section(u'/', 0, 0), account);
+    }
+    QString message = u"storage account '%1' answered HTTP %2"_s.arg(account).arg(status);
+    if (!code.isEmpty())
+        message += u' ' + code;
+    if (!serviceMessage.isEmpty())
+        message += u": "_s + serviceMessage;
+    return message;
+}
+
+void AzureBlobDeadLetterSink::write(const DeadLetterDestination &destination,
+                                    const QString &blobName, const QByteArray &body, Callback done)
+{
+    const QString blobPath = destination.blobContainerName + u'/' + blobName;
+    auto request = signedRequest("PUT", destination, blobPath, body.size(), "application/json");
+    if (!request) {
+        done(Error(request.error()));
+        return;
+    }
+    QNetworkReply *reply = m_network->put(request.value(), body);
+    track(reply, [this, destination, blobPath, done](QNetworkReply *finished) {
+        const int status = finished->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (status == 201) {
+            qCDebug(lcDeadLetter) << "wrote blob" << finished->url().toString();
+            done(blobPath);
+            return;
+        }
+        done(Error(describeFailure(finished, destination, blobPath)));
+    });
+}
+
+void AzureBlobDeadLetterSink::readBlob(const DeadLetterDestination &destination,
+                                       const QString &blobPath, ReadCallback done)
+{
+    auto request = signedRequest("GET", destination, blobPath, 0, QByteArray());
+    if (!request) {
+        done(Error(request.error()));
+        return;
+    }
+    QNetworkReply *reply = m_network->get(request.value());
+    track(reply, [this, destination, blobPath, done](QNetworkReply *finished) {
+        const int status = finished->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (status == 200) {
+            done(finished->readAll());
+            return;
+        }
+        if (status == 404 && finished->rawHeader("x-ms-error-code") == "BlobNotFound") {
+            done(Error(u"blob %1 no longer exists in storage account '%2'"_s.arg(
+                blobPath, accountName(destination))));
+            return;
+        }
+        done(Error(describeFailure(finished, destination, blobPath)));
+    });
+}
+
+} // namespace EventDesk

@@ -1,0 +1,89 @@
+#pragma once
+
+#include "DeadLetterSink.h"
+
+#include <QByteArray>
+#include <QDateTime>
+#include <QNetworkRequest>
+#include <QObject>
+#include <QSet>
+#include <QUrl>
+
+#include <functional>
+
+class QNetworkAccessManager;
+class QNetworkReply;
+
+namespace EventDesk {
+
+// Shared Key authorization of the Blob service REST API ("Authorize with Shared Key"):
+//   Authorization: SharedKey <account>:Base64(HMAC-SHA256(Base64Decode(key), StringToSign))
+namespace SharedKey {
+constexpr const char *ApiVersion = "2021-08-06";
+
+// "/<account><encoded URI path>" plus "\n<name>:<value>" per query parameter, sorted.
+QByteArray canonicalizedResource(const QString &account, const QUrl &url);
+// "x-ms-*" headers of the request, lower-cased and sorted, one "name:value\n" each.
+QByteArray canonicalizedHeaders(const QNetworkRequest &request);
+// VERB, the twelve standard headers (Content-Length empty when 0), then the two parts above.
+QByteArray stringToSign(const QByteArray &verb, const QNetworkRequest &request,
+                        qint64 contentLength, const QString &account);
+// The Authorization header's value; fails when the key is not valid Base64.
+Expected<QByteArray> authorization(const QString &account, const QString &base64Key,
+                                   const QByteArray &stringToSign);
+// RFC 1123 time for x-ms-date, e.g. "Sun, 11 Oct 2009 21:49:13 GMT".
+QByteArray httpDate(const QDateTime &utc);
+} // namespace SharedKey
+
+// SPEC L5: dead letters written as block blobs to a container of an Azure Storage account
+// (or the Azurite emulator) with Put Blob over the injected QNetworkAccessManager. Same blob
+// names (L6) and records (L7) as the local container. Every failure - missing container (404),
+// wrong key (403), unreachable endpoint - is an unavailable destination, which the engine
+// retries and gives up on after 4 h (L4).
+class AzureBlobDeadLetterSink final : public QObject, public DeadLetterSink
+{
+    Q_OBJECT
+
+public:
+    // The account key (Base64) of a storage account, or why there is none.
+    using KeyProvider = std::function<Expected<QString>(const QString &account)>;
+
+    AzureBlobDeadLetterSink(QNetworkAccessManager *network, KeyProvider keyProvider,
+                            QObject *parent = nullptr);
+    // Aborts requests in flight without calling their callbacks.
+    ~AzureBlobDeadLetterSink() override;
+
+    void write(const DeadLetterDestination &destination, const QString &blobName,
+               const QByteArray &body, Callback done) override;
+
+    // Get Blob, for the dead-letter browser: blobPath as recorded in the store's index
+    // ("<container>/<blobName>").
+    using ReadCallback = std::function<void(const Expected<QByteArray> &body)>;
+    void readBlob(const DeadLetterDestination &destination, const QString &blobPath,
+                  ReadCallback done);
+
+    // destination.accountName, or the account of resourceId ".../storageAccounts/<account>".
+    static QString accountName(const DeadLetterDestination &destination);
+    // destination.blobEndpoint, or https://<account>.blob.core.windows.net.
+    static QUrl blobEndpoint(const DeadLetterDestination &destination);
+    // <blob endpoint>/<container>/<blob name>
+    static QUrl blobUrl(const DeadLetterDestination &destination, const QString &blobPath);
+
+    void setTransferTimeoutMs(int milliseconds) { m_transferTimeoutMs = milliseconds; }
+
+private:
+    Expected<QNetworkRequest> signedRequest(const QByteArray &verb,
+                                            const DeadLetterDestination &destination,
+                                            const QString &blobPath, qint64 contentLength,
+                                            const QByteArray &contentType) const;
+    QString describeFailure(QNetworkReply *reply, const DeadLetterDestination &destination,
+                            const QString &blobPath) const;
+    void track(QNetworkReply *reply, std::function<void(QNetworkReply *)> finished);
+
+    QNetworkAccessManager *m_network;
+    KeyProvider m_keyProvider;
+    QSet<QNetworkReply *> m_replies;
+    int m_transferTimeoutMs = 30'000;
+};
+
+} // namespace EventDesk

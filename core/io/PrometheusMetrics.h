@@ -1,0 +1,22 @@
+#pragma once
+
+#include "../engine/EngineSnapshot.h"
+
+#include <QByteArray>
+
+namespace EventDesk {
+
+// GET /metrics (PRODUCT.md "Metrics"): the engine's counters in the Prometheus text exposition
+// format 0.0.4, named after Event Grid's metrics (README "Metrics" lists them).
+namespace PrometheusMetrics {
+
+inline constexpr QByteArrayView ContentType = "text/plain; version=0.0.4; charset=utf-8";
+
+QByteArray format(const EngineSnapshot &snapshot);
+
+// A label value with \, " and newline escaped as the format requires.
+QByteArray escapeLabelValue(const QString &value);
+
+} // namespace PrometheusMetrics
+
+} // namespace EventDesk

@@ -1,0 +1,28 @@
+#pragma once
+
+#include "../engine/Provisioning.h"
+
+#include <QString>
+
+namespace EventDesk {
+
+// Keeps the subscriptions' provisioning state (endpoint validation) in the workspace folder as
+// provisioning.json, written atomically. Lost or deleted, it only means endpoints are validated
+// again at the next start.
+class ProvisioningFile final : public ProvisioningStore
+{
+public:
+    explicit ProvisioningFile(QString path);
+
+    static QString defaultPath(const QString &workspaceDirectory);
+
+    Expected<QList<ProvisioningRecord>> load() override;
+    Expected<void> save(const QList<ProvisioningRecord> &records) override;
+
+    const QString &path() const { return m_path; }
+
+private:
+    QString m_path;
+};
+
+} // namespace EventDesk

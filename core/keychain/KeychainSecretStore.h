@@ -1,0 +1,47 @@
+#pragma once
+
+#include "io/SecretStore.h"
+
+#include <optional>
+
+namespace EventDesk {
+
+// SecretStore on the operating system's keychain through QtKeychain (Secret Service / GNOME
+// Keyring or KWallet on Linux, Keychain on macOS, Credential Manager on Windows). Service name
+// "EventDesk", keys as in SecretKeys.
+//
+// QtKeychain 0.13 on Linux has no availability check and no working insecure fallback with
+// libsecret, so checkAvailability() probes by writing and deleting an entry. A missing or locked
+// keyring (NoBackendAvailable, OtherError, AccessDenied, "object does not exist") is tried once
+// more shortly after start-up; if it still fails the store is Unavailable with a reason the
+// user can act on. It never falls back to another store by itself.
+class KeychainSecretStore final : public SecretStore
+{
+    Q_OBJECT
+
+public:
+    static constexpr int DefaultRetryDelayMs = 2000;
+
+    explicit KeychainSecretStore(QString service = QStringLiteral("EventDesk"),
+                                 QObject *parent = nullptr);
+
+    // Availability becomes Checking now, then Available or (after one retry) Unavailable.
+    void checkAvailability(int retryDelayMs = DefaultRetryDelayMs);
+
+    void read(const QString &key, ReadCallback done) override;
+    void write(const QString &key, const QString &value, DoneCallback done) override;
+    void remove(const QString &key, DoneCallback done) override;
+    QString description() const override;
+
+    // The user-facing reason when a QtKeychain error means "no usable keychain", else nullopt.
+    static std::optional<QString> unavailabilityFor(int keychainError, const QString &errorString);
+
+private:
+    void probe(int attempt, int retryDelayMs);
+    void noteResult(int keychainError, const QString &errorString);
+
+    QString m_service;
+    quint64 m_probeGeneration = 0;
+};
+
+} // namespace EventDesk

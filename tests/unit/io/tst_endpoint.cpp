@@ -1,0 +1,461 @@
+// The endpoint and the engine together, over real loopback HTTP with engine time on a manual
+// clock: webhook endpoint validation as Event Grid does it when a subscription is created
+// (SubscriptionValidationEvent for Event Grid schema, the CloudEvents OPTIONS abuse-protection
+// handshake), the validation URL, deliveries waiting until validation succeeds, the built-in
+// test receivers provoking SPEC §7 outcomes, and GET /metrics.
+
+#include "engine/Clock.h"
+#include "engine/Engine.h"
+#include "io/DeadLetterSink.h"
+#include "io/ProvisioningFile.h"
+#include "io/TopicEndpoint.h"
+#include "io/WorkspaceFolder.h"
+#include "store/SqliteDeliveryStore.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <QUrlQuery>
+
+#include <memory>
+
+using namespace Qt::StringLiterals;
+using namespace EventDesk;
+
+namespace {
+
+constexpr qint64 T0 = 1'700'000'000'000;
+constexpr qint64 Minute = 60'000;
+constexpr int WaitMs = 20'000;
+
+struct Subscription
+{
+    QString topic = u"orders"_s;
+    QString name;
+    QString receiver;
+    QString deliverySchema = u"EventGridSchema"_s;
+    bool validation = true;
+};
+
+struct HttpAnswer
+{
+    int status = 0;
+    QByteArray body;
+};
+
+QByteArray eventGridEvents(const QString &id)
+{
+    return QJsonDocument(QJsonArray{QJsonObject{{u"id"_s, id},
+                                                {u"subject"_s, u"/orders/1"_s},
+                                                {u"eventType"_s, u"Order.Created"_s},
+                                                {u"eventTime"_s, u"2024-05-01T10:00:00Z"_s},
+                                                {u"dataVersion"_s, u"1.0"_s},
+                                                {u"data"_s, QJsonObject{{u"amount"_s, 5}}}}})
+        .toJson(QJsonDocument::Compact);
+}
+
+QByteArray headerOf(const ReceivedRequest &record, QByteArrayView name)
+{
+    for (const auto &[key, value] : record.headers) {
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
+            return value;
+    }
+    return {};
+}
+
+class Harness
+{
+public:
+    Harness(QList<Subscription> subscriptions, QJsonArray receivers)
+        : m_subscriptions(std::move(subscriptions))
+        , m_receivers(std::move(receivers))
+    {
+        m_pump.setInterval(2);
+        QObject::connect(&m_pump, &QTimer::timeout, &clock, [this] { clock.advanceMs(0); });
+    }
+
+    ~Harness() { stop(); }
+
+    bool start(quint16 port = 0)
+    {
+        if (!m_store.open(m_directory.filePath(u"eventdesk.db"_s)))
+            return false;
+        EngineOptions options;
+        options.jitter = false;
+        engine = std::make_unique<Engine>(&clock, &network, &m_store, &m_sink, options);
+        engine->setProvisioningStore(&m_provisioning);
+        QObject::connect(engine.get(), &Engine::attemptLogged, engine.get(),
+                         [this](const AttemptLogEntry &entry) { attempts.append(entry); });
+        endpoint = std::make_unique<TopicEndpoint>(engine.get(), [](const QString &) { return QString(); });
+        auto bound = endpoint->listen(QHostAddress::LocalHost, port);
+        if (!bound) {
+            qWarning("%s", qPrintable(bound.error()));
+            return false;
+        }
+        this->port = bound.value();
+        auto workspace = Workspace::fromJson(workspaceJson(), u"workspace.json"_s);
+        if (!workspace) {
+            qWarning("%s", qPrintable(workspace.error()));
+            return false;
+        }
+        if (!WorkspaceFolder::prepareDeadLetterContainers(m_directory.path(), workspace.value()))
+            return false;
+        if (auto started = engine->start(workspace.value()); !started) {
+            qWarning("%s", qPrintable(started.error()));
+            return false;
+        }
+        m_pump.start();
+        return true;
+    }
+
+    void stop()
+    {
+        m_pump.stop();
+        if (engine)
+            engine->shutdown();
+        endpoint.reset();
+        engine.reset();
+        m_store.close();
+    }
+
+    QUrl url(const QString &path) const { return QUrl(u"http://127.0.0.1:%1%2"_s.arg(port).arg(path)); }
+
+    HttpAnswer get(const QUrl &url) { return send(network.get(QNetworkRequest(url))); }
+
+    HttpAnswer publish(const QString &topic, const QByteArray &body, const QByteArray &contentType)
+    {
+        QNetworkRequest request(url(u"/topics/%1/api/events"_s.arg(topic)));
+        request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
+        return send(network.post(request, body));
+    }
+
+    SubscriptionSnapshot subscription(const QString &name) const
+    {
+        for (const SubscriptionSnapshot &snapshot : engine->snapshot().subscriptions) {
+            if (snapshot.subscription == name)
+                return snapshot;
+        }
+        return {};
+    }
+
+    ProvisioningState state(const QString &name) const { return subscription(name).provisioningState; }
+
+    QList<ReceivedRequest> records(const QString &receiver) const
+    {
+        return endpoint->receivers().records(receiver);
+    }
+
+    int notifications(const QString &receiver) const
+    {
+        int count = 0;
+        for (const ReceivedRequest &record : records(receiver))
+            count += record.kind == ReceivedRequest::Kind::Notification ? 1 : 0;
+        return count;
+    }
+
+    int attemptsWith(DeliveryOutcome outcome) const
+    {
+        int count = 0;
+        for (const AttemptLogEntry &entry : attempts)
+            count += entry.outcome == outcome ? 1 : 0;
+        return count;
+    }
+
+    ManualClock clock{T0};
+    QNetworkAccessManager network;
+    std::unique_ptr<Engine> engine;
+    std::unique_ptr<TopicEndpoint> endpoint;
+    QList<AttemptLogEntry> attempts;
+    quint16 port = 0;
+
+private:
+    HttpAnswer send(QNetworkReply *reply)
+    {
+        std::unique_ptr<QNetworkReply> owner(reply);
+        QSignalSpy finished(reply, &QNetworkReply::finished);
+        if (!reply->isFinished())
+            finished.wait(WaitMs);
+        return {reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), reply->readAll()};
+    }
+
+    QByteArray workspaceJson() const
+    {
+        QJsonArray orders;
+        QJsonArray cloud;
+        for (const Subscription &subscription : m_subscriptions) {
+            QJsonObject properties{
+                {u"destination"_s,
+                 QJsonObject{{u"endpointType"_s, u"WebHook"_s},
+                             {u"properties"_s,
+                              QJsonObject{{u"endpointUrl"_s, url(u"/receivers/"_s + subscription.receiver).toString()}}}}},
+                {u"eventDeliverySchema"_s, subscription.deliverySchema}};
+            if (!subscription.validation)
+                properties.insert(u"x-eventdesk"_s, QJsonObject{{u"validation"_s, false}});
+            const QJsonObject json{{u"name"_s, subscription.name}, {u"properties"_s, properties}};
+            (subscription.topic == "cloud"_L1 ? cloud : orders).append(json);
+        }
+        const QJsonObject root{
+            {u"topics"_s, QJsonArray{QJsonObject{{u"name"_s, u"orders"_s},
+                                                 {u"inputSchema"_s, u"EventGridSchema"_s},
+                                                 {u"eventSubscriptions"_s, orders}},
+                                     QJsonObject{{u"name"_s, u"cloud"_s},
+                                                 {u"inputSchema"_s, u"CloudEventSchemaV1_0"_s},
+                                                 {u"eventSubscriptions"_s, cloud}}}},
+            {u"receivers"_s, m_receivers},
+            {u"settings"_s, QJsonObject{{u"deadLetterDelaySeconds"_s, 0}}}};
+        return QJsonDocument(root).toJson();
+    }
+
+    QList<Subscription> m_subscriptions;
+    QJsonArray m_receivers;
+    QTemporaryDir m_directory;
+    SqliteDeliveryStore m_store;
+    FolderDeadLetterSink m_sink{m_directory.filePath(u"deadletters"_s)};
+    ProvisioningFile m_provisioning{ProvisioningFile::defaultPath(m_directory.path())};
+    QTimer m_pump; // fires what is due "now" on the manual clock; time itself only moves when told
+};
+
+const QJsonObject AnsweringReceiver{{u"name"_s, u"answer"_s}, {u"status"_s, 200}};
+const QJsonObject IgnoringReceiver{{u"name"_s, u"ignore"_s}, {u"status"_s, 200}, {u"validation"_s, u"ignore"_s}};
+const QJsonObject RefusingReceiver{{u"name"_s, u"refuse"_s}, {u"status"_s, 200}, {u"validation"_s, u"refuse"_s}};
+
+} // namespace
+
+class EndpointTest final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void eventGridHandshake_answeredThenDeliveriesFlow();
+    void eventGridHandshake_ignored_awaitsManualValidationAndDeliveriesWait();
+    void validationUrl_expiresAfterFiveMinutes_subscriptionFails();
+    void cloudEventsHandshake_allowedOriginThenDeliveriesCarryIt();
+    void cloudEventsHandshake_refused_failsAndDeliveriesWait();
+    void validationSwitchedOff_noHandshake();
+    void provisioningState_survivesRestart_noSecondHandshake();
+    void changedEndpoint_isValidatedAgain();
+    void receivers_provokeBusySocketErrorAndTimedOut();
+    void metrics_servedAndCountingDeliveries();
+    void unknownReceiverAndPath_are404();
+};
+
+// Event Grid schema: SubscriptionValidationEvent, aeg-event-type: SubscriptionValidation, and
+// the endpoint echoes data.validationCode as {"validationResponse": ...}.
+void EndpointTest::eventGridHandshake_answeredThenDeliveriesFlow()
+{
+    Harness harness({{u"orders"_s, u"sub-answer"_s, u"answer"_s}}, {AnsweringReceiver});
+    QVERIFY(harness.start());
+    QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-answer"_s), ProvisioningState::Succeeded, WaitMs);
+
+    const ReceivedRequest handshake = harness.records(u"answer"_s).constFirst();
+    QCOMPARE(handshake.kind, ReceivedRequest::Kind::ValidationHandshake);
+    QCOMPARE(headerOf(handshake, "aeg-event-type"), QByteArray("SubscriptionValidation"));
+    QCOMPARE(headerOf(handshake, "aeg-subscription-name"), QByteArray("SUB-ANSWER"));
+    const QJsonObject event = QJsonDocument::fromJson(handshake.body).array().at(0).toObject();
+    QCOMPARE(event[u"eventType"_s].toString(), u"Microsoft.EventGrid.SubscriptionValidationEvent"_s);
+    QVERIFY(!event[u"data"_s][u"validationCode"_s].toString().isEmpty());
+    QVERIFY2(event[u"data"_s][u"validationUrl"_s].toString().startsWith(
+                 harness.url(u"/validate/orders/sub-answer?code="_s).toString()),
+             qPrintable(event[u"data"_s][u"validationUrl"_s].toString()));
+    QCOMPARE(handshake.responseStatus, 200);
+
+    QCOMPARE(harness.publish(u"orders"_s, eventGridEvents(u"e1"_s), "application/json").status, 200);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-answer"_s).delivered, quint64(1), WaitMs);
+    QCOMPARE(harness.notifications(u"answer"_s), 1);
+}
+
+void EndpointTest::eventGridHandshake_ignored_awaitsManualValidationAndDeliveriesWait()
+{
+    Harness harness({{u"orders"_s, u"sub-manual"_s, u"ignore"_s}}, {IgnoringReceiver});
+    QVERIFY(harness.start());
+    QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-manual"_s), ProvisioningState::AwaitingManualActionValidation,
+                              WaitMs);
+    const SubscriptionSnapshot awaiting = harness.subscription(u"sub-manual"_s);
+    QCOMPARE(awaiting.validationExpiresMs, harness.clock.nowMs() + 5 * Minute);
+    QVERIFY(!awaiting.validationUrl.isEmpty());
+
+    // Deliveries wait: accepted, pending, not attempted.
+    QCOMPARE(harness.publish(u"orders"_s, eventGridEvents(u"e1"_s), "application/json").status, 200);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-manual"_s).backlog, qint64(1), WaitMs);
+    harness.clock.advanceMs(Minute);
+    QCOMPARE(harness.notifications(u"ignore"_s), 0);
+    QCOMPARE(harness.subscription(u"sub-manual"_s).requests, quint64(0));
+
+    QUrl wrongCode(awaiting.validationUrl);
+    wrongCode.setQuery(u"code=WRONG"_s);
+    QCOMPARE(harness.get(wrongCode).status, 400);
+    QCOMPARE(harness.state(u"sub-manual"_s), ProvisioningState::AwaitingManualActionValidation);
+
+    const HttpAnswer validated = harness.get(QUrl(awaiting.validationUrl));
+    QCOMPARE(validated.status, 200);
+    QCOMPARE(QJsonDocument::fromJson(validated.body)[u"provisioningState"_s].toString(), u"Succeeded"_s);
+    QCOMPARE(harness.state(u"sub-manual"_s), ProvisioningState::Succeeded);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-manual"_s).delivered, quint64(1), WaitMs);
+    QCOMPARE(harness.notifications(u"ignore"_s), 1);
+}
+
+void EndpointTest::validationUrl_expiresAfterFiveMinutes_subscriptionFails()
+{
+    Harness harness({{u"orders"_s, u"sub-late"_s, u"ignore"_s}}, {IgnoringReceiver});
+    QVERIFY(harness.start());
+    QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-late"_s), ProvisioningState::AwaitingManualActionValidation, WaitMs);
+    const QString url = harness.subscription(u"sub-late"_s).validationUrl;
+    QCOMPARE(harness.publish(u"orders"_s, eventGridEvents(u"e1"_s), "application/json").status, 200);
+
+    harness.clock.advanceMs(5 * Minute - 1);
+    QCOMPARE(harness.state(u"sub-late"_s), ProvisioningState::AwaitingManualActionValidation);
+    harness.clock.advanceMs(1);
+    QCOMPARE(harness.state(u"sub-late"_s), ProvisioningState::Failed);
+    QCOMPARE(harness.get(QUrl(url)).status, 410);
+    // Not lost: the delivery still waits for a validated endpoint.
+    QCOMPARE(harness.subscription(u"sub-late"_s).backlog, qint64(1));
+    QCOMPARE(harness.notifications(u"ignore"_s), 0);
+
+    // A new handshake can be asked for; this receiver ignores it again.
+    const int before = int(harness.records(u"ignore"_s).size());
+    QVERIFY(harness.engine->revalidate(u"orders"_s, u"sub-late"_s).hasValue());
+    QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-late"_s), ProvisioningState::AwaitingManualActionValidation, WaitMs);
+    QCOMPARE(harness.records(u"ignore"_s).size(), before + 1);
+}
+
+// CloudEvents: OPTIONS with WebHook-Request-Origin; WebHook-Allowed-Origin and -Rate accepted;
+// deliveries then carry the origin.
+void EndpointTest::cloudEventsHandshake_allowedOriginThenDeliveriesCarryIt()
+{
+    Harness harness({{u"cloud"_s, u"sub-ce"_s, u"answer"_s, u"CloudEventSchemaV1_0"_s}}, {AnsweringReceiver});
+    QVERIFY(harness.start());
+    QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-ce"_s), ProvisioningState::Succeeded, WaitMs);
+    const ReceivedRequest handshake = harness.records(u"answer"_s).constFirst();
+    QCOMPARE(handshake.kind, ReceivedRequest::Kind::AbuseProtectionHandshake);
+    QCOMPARE(handshake.method, QByteArray("OPTIONS"));
+    QCOMPARE(headerOf(handshake, "WebHook-Request-Origin"), QByteArray("eventgrid.azure.net"));
+    QCOMPARE(harness.subscription(u"sub-ce"_s).allowedRate, u"*"_s);
+
+    const QByteArray event = R"({"specversion":"1.0","id":"c1","source":"/test","type":"Test.Created","data":{"a":1}})";
+    QCOMPARE(harness.publish(u"cloud"_s, event, "application/cloudevents+json; charset=utf-8").status, 200);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.notifications(u"answer"_s), 1, WaitMs);
+    const ReceivedRequest delivery = harness.records(u"answer"_s).constLast();
+    QCOMPARE(headerOf(delivery, "WebHook-Request-Origin"), QByteArray("eventgrid.azure.net"));
+    QCOMPARE(headerOf(delivery, "aeg-metadata-version"), QByteArray("1.0"));
+}
+
+void EndpointTest::cloudEventsHandshake_refused_failsAndDeliveriesWait()
+{
+    Harness harness({{u"cloud"_s, u"sub-ce"_s, u"refuse"_s, u"CloudEventSchemaV1_0"_s}}, {RefusingReceiver});
+    QVERIFY(harness.start());
+    QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-ce"_s), ProvisioningState::Failed, WaitMs);
+    QVERIFY(harness.subscription(u"sub-ce"_s).provisioningMessage.contains(u"403"_s));
+    QVERIFY(harness.subscription(u"sub-ce"_s).validationUrl.isEmpty()); // no manual validation
+    const QByteArray event = R"({"specversion":"1.0","id":"c1","source":"/test","type":"Test.Created"})";
+    QCOMPARE(harness.publish(u"cloud"_s, event, "application/cloudevents+json").status, 200);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-ce"_s).backlog, qint64(1), WaitMs);
+    harness.clock.advanceMs(Minute);
+    QCOMPARE(harness.notifications(u"refuse"_s), 0);
+}
+
+void EndpointTest::validationSwitchedOff_noHandshake()
+{
+    Harness harness({{u"orders"_s, u"sub-plain"_s, u"refuse"_s, u"EventGridSchema"_s, false}}, {RefusingReceiver});
+    QVERIFY(harness.start());
+    QCOMPARE(harness.state(u"sub-plain"_s), ProvisioningState::Succeeded);
+    QVERIFY(!harness.subscription(u"sub-plain"_s).validationEnabled);
+    QCOMPARE(harness.publish(u"orders"_s, eventGridEvents(u"e1"_s), "application/json").status, 200);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-plain"_s).delivered, quint64(1), WaitMs);
+    QCOMPARE(harness.records(u"refuse"_s).size(), 1);
+    QCOMPARE(harness.records(u"refuse"_s).constFirst().kind, ReceivedRequest::Kind::Notification);
+}
+
+void EndpointTest::provisioningState_survivesRestart_noSecondHandshake()
+{
+    Harness harness({{u"orders"_s, u"sub-answer"_s, u"answer"_s}}, {AnsweringReceiver});
+    QVERIFY(harness.start());
+    QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-answer"_s), ProvisioningState::Succeeded, WaitMs);
+    const quint16 port = harness.port;
+    harness.stop();
+    QVERIFY(harness.start(port)); // same endpoint URL: same validation
+    QCOMPARE(harness.state(u"sub-answer"_s), ProvisioningState::Succeeded);
+    QCOMPARE(harness.publish(u"orders"_s, eventGridEvents(u"e1"_s), "application/json").status, 200);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-answer"_s).delivered, quint64(1), WaitMs);
+    for (const ReceivedRequest &record : harness.records(u"answer"_s))
+        QCOMPARE(record.kind, ReceivedRequest::Kind::Notification);
+}
+
+void EndpointTest::changedEndpoint_isValidatedAgain()
+{
+    Harness harness({{u"orders"_s, u"sub-a"_s, u"answer"_s}}, {AnsweringReceiver, IgnoringReceiver});
+    QVERIFY(harness.start());
+    QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-a"_s), ProvisioningState::Succeeded, WaitMs);
+    Workspace changed = harness.engine->workspace();
+    changed.topics[0].eventSubscriptions[0].endpointUrl = harness.url(u"/receivers/ignore"_s);
+    QVERIFY(harness.engine->applyWorkspace(changed).hasValue());
+    QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-a"_s), ProvisioningState::AwaitingManualActionValidation, WaitMs);
+    QCOMPARE(harness.records(u"ignore"_s).constFirst().kind, ReceivedRequest::Kind::ValidationHandshake);
+}
+
+// SPEC §7 through the built-in receivers: Busy (503 sequence), SocketError (connection closed
+// without an answer), TimedOut (answer delayed past the D6 response timeout).
+void EndpointTest::receivers_provokeBusySocketErrorAndTimedOut()
+{
+    const QJsonObject busyThenOk{{u"name"_s, u"busy"_s},
+                                 {u"script"_s, QJsonObject{{u"mode"_s, u"sequence"_s},
+                                                           {u"statuses"_s, QJsonArray{503, 200}},
+                                                           {u"after"_s, u"stick"_s}}}};
+    const QJsonObject dropping{{u"name"_s, u"drop"_s}, {u"status"_s, 200}, {u"closeConnection"_s, true}};
+    const QJsonObject slow{{u"name"_s, u"slow"_s}, {u"status"_s, 200}, {u"delayMs"_s, 1500}};
+    Harness harness({{u"orders"_s, u"sub-busy"_s, u"busy"_s, u"EventGridSchema"_s, false},
+                     {u"orders"_s, u"sub-drop"_s, u"drop"_s, u"EventGridSchema"_s, false},
+                     {u"orders"_s, u"sub-slow"_s, u"slow"_s, u"EventGridSchema"_s, false}},
+                    {busyThenOk, dropping, slow});
+    QVERIFY(harness.start());
+    QCOMPARE(harness.publish(u"orders"_s, eventGridEvents(u"e1"_s), "application/json").status, 200);
+
+    QTRY_COMPARE_WITH_TIMEOUT(harness.attemptsWith(DeliveryOutcome::Busy), 1, WaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.attemptsWith(DeliveryOutcome::SocketError), 1, WaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.notifications(u"slow"_s), 1, WaitMs);
+    harness.clock.advanceMs(30'000); // SPEC D6: no answer within 30 s of engine time
+    QCOMPARE(harness.attemptsWith(DeliveryOutcome::TimedOut), 1);
+    // SPEC R4: the 503 is retried after at least 30 s; the second step answers 200.
+    harness.clock.advanceMs(5'000);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-busy"_s).delivered, quint64(1), WaitMs);
+    QCOMPARE(harness.subscription(u"sub-drop"_s).delivered, quint64(0));
+}
+
+void EndpointTest::metrics_servedAndCountingDeliveries()
+{
+    Harness harness({{u"orders"_s, u"sub-answer"_s, u"answer"_s}}, {AnsweringReceiver});
+    QVERIFY(harness.start());
+    QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-answer"_s), ProvisioningState::Succeeded, WaitMs);
+    QCOMPARE(harness.publish(u"orders"_s, eventGridEvents(u"e1"_s), "application/json").status, 200);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-answer"_s).delivered, quint64(1), WaitMs);
+
+    const HttpAnswer metrics = harness.get(harness.url(u"/metrics"_s));
+    QCOMPARE(metrics.status, 200);
+    const QList<QByteArray> lines = metrics.body.split('\n');
+    QVERIFY(lines.contains("eventgrid_publish_success_total{topic=\"orders\"} 1"));
+    QVERIFY(lines.contains("eventgrid_delivery_success_total{topic=\"orders\",subscription=\"sub-answer\"} 1"));
+    QVERIFY(lines.contains("eventgrid_destination_processing_duration_ms_count{topic=\"orders\",subscription=\"sub-answer\"} 1"));
+    QVERIFY(lines.contains("eventgrid_destination_processing_duration_ms_bucket{topic=\"orders\",subscription=\"sub-answer\",le=\"+Inf\"} 1"));
+    QVERIFY(lines.contains("eventgrid_provisioning_state{topic=\"orders\",subscription=\"sub-answer\",state=\"Succeeded\"} 1"));
+    QVERIFY(lines.contains("eventgrid_pending_deliveries{topic=\"orders\",subscription=\"sub-answer\"} 0"));
+}
+
+void EndpointTest::unknownReceiverAndPath_are404()
+{
+    Harness harness({}, {AnsweringReceiver});
+    QVERIFY(harness.start());
+    const HttpAnswer receiver = harness.get(harness.url(u"/receivers/nobody"_s));
+    QCOMPARE(receiver.status, 404);
+    QCOMPARE(QJsonDocument::fromJson(receiver.body)[u"error"_s][u"code"_s].toString(), u"NotFound"_s);
+    QCOMPARE(harness.get(harness.url(u"/nothing/here"_s)).status, 404);
+    QCOMPARE(harness.get(harness.url(u"/validate/orders/none?code=x"_s)).status, 404);
+    QCOMPARE(harness.publish(u"nope"_s, "[]", "application/json").status, 404);
+}
+
+QTEST_GUILESS_MAIN(EndpointTest)
+#include "tst_endpoint.moc"
