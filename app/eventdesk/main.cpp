@@ -1,0 +1,67 @@
+// eventdesk: the desktop app.
+
+#include "mainwindow/MainWindow.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QIcon>
+#include <QSettings>
+#include <QUrl>
+
+#include <cstdio>
+
+using namespace Qt::StringLiterals;
+using namespace EventDesk;
+
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(u"EventDesk"_s);
+    QApplication::setApplicationName(u"EventDesk"_s);
+    QApplication::setApplicationDisplayName(u"EventDesk"_s);
+    QApplication::setApplicationVersion(QStringLiteral(EVENTDESK_VERSION));
+    QApplication::setDesktopFileName(u"io.eventdesk.EventDesk"_s);
+    QApplication::setWindowIcon(QIcon(u":/icons/eventdesk.svg"_s));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(u"EventDesk: Azure Event Grid delivery and retry semantics on your desktop."_s);
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption workspaceOption(u"workspace"_s,
+                                             u"Open this workspace folder (default: the last one used)."_s, u"DIR"_s);
+    const QCommandLineOption listenOption(u"listen"_s, u"Address of the topic endpoint (default 127.0.0.1:5170)."_s,
+                                          u"HOST:PORT"_s, u"127.0.0.1:5170"_s);
+    const QCommandLineOption timeScaleOption(u"time-scale"_s, u"Run engine time N times faster (1–100000)."_s,
+                                             u"N"_s, u"1"_s);
+    const QCommandLineOption noJitterOption(u"no-jitter"_s, u"Disable the random 0–10 % added to retry waits."_s);
+    parser.addOptions({workspaceOption, listenOption, timeScaleOption, noJitterOption});
+    parser.process(app);
+
+    Ui::MainWindow::Options options;
+    const QUrl listen(u"http://"_s + parser.value(listenOption));
+    if (!listen.isValid() || listen.host().isEmpty() || listen.port(-1) < 0) {
+        std::fprintf(stderr, "eventdesk: --listen: expected HOST:PORT (got '%s')\n", qPrintable(parser.value(listenOption)));
+        return 2;
+    }
+    options.listenHost = listen.host();
+    options.listenPort = quint16(listen.port());
+    bool scaleOk = false;
+    options.timeScale = parser.value(timeScaleOption).toDouble(&scaleOk);
+    if (!scaleOk || options.timeScale < 1.0 || options.timeScale > 100000.0) {
+        std::fprintf(stderr, "eventdesk: --time-scale: must be a number from 1 to 100000\n");
+        return 2;
+    }
+    options.jitter = !parser.isSet(noJitterOption);
+
+    QString workspace = parser.value(workspaceOption);
+    if (workspace.isEmpty())
+        workspace = QSettings().value(u"workspace/last"_s).toString();
+    if (workspace.isEmpty() || !QDir(workspace).exists())
+        workspace = Ui::MainWindow::defaultWorkspaceDirectory();
+
+    Ui::MainWindow window(options);
+    window.show();
+    window.openWorkspace(workspace);
+    return app.exec();
+}

@@ -1,0 +1,254 @@
+// The desktop app's window driven as a user would, on a real engine (its own thread, its own
+// topic endpoint and built-in receivers on a free loopback port).
+
+#include "deadletters/DeadLetterBrowser.h"
+#include "deadletters/DeadLetterModel.h"
+#include "editor/SubscriptionEditor.h"
+#include "mainwindow/MainWindow.h"
+#include "mainwindow/WorkspaceTreeModel.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QtTest>
+
+using namespace Qt::StringLiterals;
+using namespace EventDesk;
+
+namespace {
+
+quint16 freePort()
+{
+    QTcpServer probe;
+    probe.listen(QHostAddress::LocalHost, 0);
+    return probe.serverPort();
+}
+
+QJsonObject subscriptionJson(const QString &name, const QString &endpoint)
+{
+    return QJsonObject{
+        {u"name"_s, name},
+        {u"properties"_s,
+         QJsonObject{{u"destination"_s,
+                      QJsonObject{{u"endpointType"_s, u"WebHook"_s},
+                                  {u"properties"_s, QJsonObject{{u"endpointUrl"_s, endpoint}}}}},
+                     {u"x-eventdesk"_s, QJsonObject{{u"enabled"_s, true}, {u"validation"_s, false}}},
+                     {u"deadLetterDestination"_s,
+                      QJsonObject{{u"endpointType"_s, u"StorageBlob"_s},
+                                  {u"properties"_s, QJsonObject{{u"resourceId"_s, u"local"_s},
+                                                                {u"blobContainerName"_s, u"deadletters"_s}}}}}}}};
+}
+
+// A workspace with a healthy and a failing built-in receiver; dead letters are written at once.
+void writeWorkspace(const QString &directory, quint16 port)
+{
+    const QString base = u"http://127.0.0.1:%1/receivers/"_s.arg(port);
+    const QJsonObject topic{{u"name"_s, u"orders"_s},
+                            {u"inputSchema"_s, u"EventGridSchema"_s},
+                            {u"eventSubscriptions"_s,
+                             QJsonArray{subscriptionJson(u"ok-sub"_s, base + u"ok"_s),
+                                        subscriptionJson(u"failing"_s, base + u"broken"_s)}}};
+    const QJsonObject root{{u"topics"_s, QJsonArray{topic}},
+                           {u"receivers"_s, QJsonArray{QJsonObject{{u"name"_s, u"ok"_s}, {u"status"_s, 200}},
+                                                       QJsonObject{{u"name"_s, u"broken"_s}, {u"status"_s, 400}}}},
+                           {u"settings"_s, QJsonObject{{u"deadLetterDelaySeconds"_s, 0}}}};
+    QFile file(directory + u"/workspace.json"_s);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QJsonDocument(root).toJson());
+}
+
+QByteArray oneEvent(const QString &id)
+{
+    return QJsonDocument(QJsonArray{QJsonObject{{u"id"_s, id},
+                                                {u"subject"_s, u"/orders/1"_s},
+                                                {u"eventType"_s, u"Order.Created"_s},
+                                                {u"eventTime"_s, u"2026-01-01T00:00:00Z"_s},
+                                                {u"dataVersion"_s, u"1.0"_s},
+                                                {u"data"_s, QJsonObject{{u"amount"_s, 5}}}}})
+        .toJson(QJsonDocument::Compact);
+}
+
+QAction *findAction(QWidget &window, const QString &text)
+{
+    const auto actions = window.findChildren<QAction *>();
+    for (QAction *action : actions) {
+        if (action->text() == text)
+            return action;
+    }
+    return nullptr;
+}
+
+struct Fixture
+{
+    Fixture()
+    {
+        port = freePort();
+        writeWorkspace(directory.path(), port);
+        Ui::MainWindow::Options options;
+        options.listenPort = port;
+        options.jitter = false;
+        window = std::make_unique<Ui::MainWindow>(options);
+        QObject::connect(window->engineHost(), &EngineHost::snapshotReady, window.get(),
+                         [this](const EngineSnapshot &snapshot) { last = snapshot; });
+        window->show();
+        window->openWorkspace(directory.path());
+    }
+
+    SubscriptionSnapshot state(const QString &subscription) const
+    {
+        for (const SubscriptionSnapshot &candidate : last.subscriptions) {
+            if (candidate.subscription == subscription)
+                return candidate;
+        }
+        return {};
+    }
+
+    QTemporaryDir directory;
+    quint16 port = 0;
+    std::unique_ptr<Ui::MainWindow> window;
+    EngineSnapshot last;
+};
+
+} // namespace
+
+class tst_MainWindow : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void treeShowsWorkspace();
+    void createSubscriptionInvalidThenValid();
+    void sendEventCountedAsDelivered();
+    void failingReceiverDeadLetterResubmitted();
+};
+
+void tst_MainWindow::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+}
+
+void tst_MainWindow::treeShowsWorkspace()
+{
+    Fixture fixture;
+    QTRY_VERIFY_WITH_TIMEOUT(fixture.window->engineHost()->isRunning(), 20000);
+    Ui::WorkspaceTreeModel *model = fixture.window->treeModel();
+    QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(model->rowCount(), 1);
+    const QModelIndex topic = model->topicIndex(u"orders"_s);
+    QVERIFY(topic.isValid());
+    QCOMPARE(model->rowCount(topic), 2);
+    QTRY_COMPARE_WITH_TIMEOUT(model->subscriptionIndex(u"orders"_s, u"ok-sub"_s)
+                                  .siblingAtColumn(Ui::WorkspaceTreeModel::StateColumn)
+                                  .data()
+                                  .toString(),
+                              u"Healthy"_s, 10000);
+    // The first subscription opens in the editor.
+    QCOMPARE(fixture.window->editor()->subscription().name, u"ok-sub"_s);
+}
+
+void tst_MainWindow::createSubscriptionInvalidThenValid()
+{
+    Fixture fixture;
+    QTRY_VERIFY_WITH_TIMEOUT(fixture.window->engineHost()->isRunning(), 20000);
+    Ui::MainWindow &window = *fixture.window;
+    window.treeView()->setCurrentIndex(window.treeModel()->topicIndex(u"orders"_s));
+    QAction *newSubscription = findAction(window, u"New &Subscription"_s);
+    QVERIFY(newSubscription);
+    QVERIFY(newSubscription->isEnabled());
+    newSubscription->trigger();
+    QCOMPARE(window.tabs()->currentWidget(), window.editor());
+
+    Ui::SubscriptionEditor *editor = window.editor();
+    auto *name = editor->findChild<QLineEdit *>(u"nameEdit"_s);
+    auto *endpoint = editor->findChild<QLineEdit *>(u"endpointEdit"_s);
+    auto *attempts = editor->findChild<QSpinBox *>(u"maxAttemptsSpin"_s);
+    auto *save = editor->findChild<QPushButton *>(u"saveButton"_s);
+    QVERIFY(name && endpoint && attempts && save);
+
+    name->clear();
+    QTest::keyClicks(name, u"new-hook"_s);
+    endpoint->clear();
+    QTest::keyClicks(endpoint, u"http://127.0.0.1:%1/receivers/ok"_s.arg(fixture.port));
+    attempts->selectAll();
+    QTest::keyClicks(attempts, u"31"_s);
+    // Out of range: the limit is named and Save is disabled.
+    QVERIFY(!save->isEnabled());
+    QVERIFY2(editor->validationMessage().contains(u"30"_s), qPrintable(editor->validationMessage()));
+
+    attempts->selectAll();
+    QTest::keyClicks(attempts, u"5"_s);
+    QTRY_VERIFY(save->isEnabled());
+    QTest::mouseClick(save, Qt::LeftButton);
+
+    QTRY_VERIFY_WITH_TIMEOUT(window.treeModel()->subscriptionIndex(u"orders"_s, u"new-hook"_s).isValid(), 10000);
+    QFile file(fixture.directory.path() + u"/workspace.json"_s);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray saved = file.readAll();
+    QVERIFY(saved.contains("new-hook"));
+    QVERIFY(saved.contains("\"maxDeliveryAttempts\": 5"));
+    QVERIFY(!editor->isModified());
+}
+
+void tst_MainWindow::sendEventCountedAsDelivered()
+{
+    Fixture fixture;
+    QTRY_VERIFY_WITH_TIMEOUT(fixture.window->engineHost()->isRunning(), 20000);
+    int status = 0;
+    fixture.window->engineHost()->publish(u"orders"_s, oneEvent(u"gui-1"_s), "application/json",
+                                          [&status](const PublishResult &result) { status = result.httpStatus; });
+    QTRY_COMPARE_WITH_TIMEOUT(status, 200, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(fixture.state(u"ok-sub"_s).delivered, quint64(1), 15000);
+}
+
+void tst_MainWindow::failingReceiverDeadLetterResubmitted()
+{
+    Fixture fixture;
+    QTRY_VERIFY_WITH_TIMEOUT(fixture.window->engineHost()->isRunning(), 20000);
+    Ui::MainWindow &window = *fixture.window;
+    window.engineHost()->publish(u"orders"_s, oneEvent(u"doomed-1"_s), "application/json", [](const PublishResult &) {});
+
+    // 400 is a no-retry error (SPEC R2): dead-lettered at once (delay 0 in this workspace).
+    QTRY_COMPARE_WITH_TIMEOUT(fixture.state(u"failing"_s).deadLetteredByReason.value(
+                                  DeadLetterReason::UndeliverableDueToHttpBadRequest),
+                              quint64(1), 15000);
+    Ui::DeadLetterBrowser *browser = window.deadLetterBrowser();
+    QAbstractItemModelTester tester(browser->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    browser->reload();
+    QTRY_COMPARE_WITH_TIMEOUT(browser->model()->rowCount(), 1, 10000);
+    QVERIFY(browser->model()->index(0, 0).isValid());
+
+    // Point the subscription at the healthy receiver, then resubmit: delivered with its id kept.
+    Workspace changed = window.engineHost()->workspace();
+    changed.topics[0].eventSubscriptions[1].endpointUrl = QUrl(u"http://127.0.0.1:%1/receivers/ok"_s.arg(fixture.port));
+    bool applied = false;
+    window.engineHost()->applyWorkspace(changed, [&applied](const Expected<void> &result) { applied = result.hasValue(); });
+    QTRY_VERIFY_WITH_TIMEOUT(applied, 10000);
+    int resubmitted = -1;
+    DeadLetterQuery query;
+    query.topic = u"orders"_s;
+    query.subscription = u"failing"_s;
+    query.limit = 0;
+    window.engineHost()->resubmitDeadLetters(query, [&resubmitted](const ResubmitResult &result) {
+        resubmitted = result.resubmitted;
+    });
+    QTRY_COMPARE_WITH_TIMEOUT(resubmitted, 1, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(fixture.state(u"failing"_s).delivered, quint64(1), 15000);
+    browser->reload();
+    QTRY_COMPARE_WITH_TIMEOUT(browser->model()->rowCount(), 0, 10000);
+}
+
+QTEST_MAIN(tst_MainWindow)
+#include "tst_mainwindow.moc"

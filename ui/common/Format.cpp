@@ -1,0 +1,166 @@
+#include "Format.h"
+
+#include <QDateTime>
+
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+
+namespace EventDesk::Ui {
+
+QString formatDuration(qint64 ms)
+{
+    if (ms < 0)
+        ms = 0;
+    if (ms < 1000)
+        return ms == 0 ? u"0 s"_s : u"%1 ms"_s.arg(ms);
+    qint64 seconds = ms / 1000;
+    const qint64 days = seconds / 86400;
+    seconds %= 86400;
+    const qint64 hours = seconds / 3600;
+    seconds %= 3600;
+    const qint64 minutes = seconds / 60;
+    seconds %= 60;
+    QStringList parts;
+    if (days)
+        parts << u"%1 d"_s.arg(days);
+    if (hours)
+        parts << u"%1 h"_s.arg(hours);
+    if (minutes && !days)
+        parts << u"%1 min"_s.arg(minutes);
+    if (seconds && !days && !hours)
+        parts << u"%1 s"_s.arg(seconds);
+    return parts.isEmpty() ? u"0 s"_s : parts.join(u' ');
+}
+
+QString formatTime(qint64 msSinceEpoch)
+{
+    if (msSinceEpoch <= 0)
+        return {};
+    return QDateTime::fromMSecsSinceEpoch(msSinceEpoch).toString(u"yyyy-MM-dd HH:mm:ss"_s);
+}
+
+QString formatClock(qint64 msSinceEpoch)
+{
+    if (msSinceEpoch <= 0)
+        return {};
+    return QDateTime::fromMSecsSinceEpoch(msSinceEpoch).toString(u"HH:mm:ss"_s);
+}
+
+QString formatLatency(qint64 ms)
+{
+    if (ms < 1000)
+        return u"%1 ms"_s.arg(std::max<qint64>(ms, 0));
+    if (ms < 10000)
+        return u"%1 s"_s.arg(double(ms) / 1000.0, 0, 'f', 2);
+    if (ms < 60000)
+        return u"%1 s"_s.arg(double(ms) / 1000.0, 0, 'f', 1);
+    return formatDuration(ms);
+}
+
+QString prettyJson(const QByteArray &json)
+{
+    const QByteArray input = json.trimmed();
+    if (input.isEmpty() || (input.front() != '{' && input.front() != '['))
+        return QString::fromUtf8(json);
+    QByteArray output;
+    output.reserve(input.size() * 2);
+    int depth = 0;
+    bool inString = false;
+    bool escaped = false;
+    const auto newLine = [&output, &depth] {
+        output += '\n';
+        output += QByteArray(std::max(depth, 0) * 4, ' ');
+    };
+    for (qsizetype i = 0; i < input.size(); ++i) {
+        const char character = input.at(i);
+        if (inString) {
+            output += character;
+            if (escaped)
+                escaped = false;
+            else if (character == '\\')
+                escaped = true;
+            else if (character == '"')
+                inString = false;
+            continue;
+        }
+        switch (character) {
+        case '"':
+            inString = true;
+            output += character;
+            break;
+        case '{':
+        case '[': {
+            output += character;
+            // An empty object or array stays on one line.
+            qsizetype next = i + 1;
+            while (next < input.size() && QChar::isSpace(uchar(input.at(next))))
+                ++next;
+            if (next < input.size() && (input.at(next) == '}' || input.at(next) == ']')) {
+                output += input.at(next);
+                i = next;
+                break;
+            }
+            ++depth;
+            newLine();
+            break;
+        }
+        case '}':
+        case ']':
+            --depth;
+            newLine();
+            output += character;
+            break;
+        case ',':
+            output += character;
+            newLine();
+            break;
+        case ':':
+            output += ": ";
+            break;
+        case ' ':
+        case '\t':
+        case '\n':
+        case '\r':
+            break;
+        default:
+            output += character;
+            break;
+        }
+    }
+    if (inString || depth != 0)
+        return QString::fromUtf8(json); // not well-formed: show it as it came
+    return QString::fromUtf8(output);
+}
+
+QColor outcomeColor(DeliveryOutcome outcome)
+{
+    switch (outcome) {
+    case DeliveryOutcome::Delivered:
+        return QColor(0x2e, 0xa0, 0x43);
+    case DeliveryOutcome::Busy:
+    case DeliveryOutcome::TimedOut:
+    case DeliveryOutcome::NotFound:
+    case DeliveryOutcome::GenericError:
+        return QColor(0xd9, 0x8a, 0x00);
+    case DeliveryOutcome::BadRequest:
+    case DeliveryOutcome::Unauthorized:
+    case DeliveryOutcome::Forbidden:
+    case DeliveryOutcome::PayloadTooLarge:
+        return QColor(0xd0, 0x36, 0x36);
+    case DeliveryOutcome::SocketError:
+    case DeliveryOutcome::ResolutionError:
+    case DeliveryOutcome::Aborted:
+        return QColor(0x8e, 0x44, 0xc4);
+    default:
+        return QColor(0x80, 0x80, 0x80);
+    }
+}
+
+QColor errorTextColor(const QPalette &palette)
+{
+    const bool darkWindow = palette.color(QPalette::Window).lightnessF() < 0.5;
+    return darkWindow ? QColor(0xff, 0x7b, 0x72) : QColor(0xc6, 0x28, 0x28);
+}
+
+} // namespace EventDesk::Ui

@@ -1,0 +1,1106 @@
+#include "DeadLetterBrowser.h"
+
+#include "DeadLetterRecordHighlighter.h"
+#include "common/Format.h"
+#include "engine/EngineHost.h"
+#include "log/StoreReader.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDateTimeEdit>
+#include <QDesktopServices>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProgressDialog>
+#include <QSaveFile>
+#include <QSplitter>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QStyle>
+#include <QTableView>
+#include <QTimer>
+#include <QToolBar>
+#include <QUrl>
+#include <QVBoxLayout>
+
+#include <atomic>
+
+using namespace Qt::StringLiterals;
+
+namespace EventDesk::Ui {
+
+namespace {
+
+constexpr int FilterDelayMs = 300;
+constexpr int CountingHintDelayMs = 250;
+constexpr int MaxErrorsListed = 10;
+
+constexpr DeadLetterReason deadLetterReasons[] = {
+    DeadLetterReason::MaxDeliveryAttemptsExceeded,
+    DeadLetterReason::TimeToLiveExceeded,
+    DeadLetterReason::UndeliverableDueToHttpBadRequest,
+    DeadLetterReason::UndeliverableDueToHttpUnauthorized,
+    DeadLetterReason::UndeliverableDueToHttpForbidden,
+    DeadLetterReason::UndeliverableDueToHttpPayloadTooLarge,
+    DeadLetterReason::UndeliverableDueToHttpDisabled,
+    DeadLetterReason::UndeliverableDueToHttpFull,
+    DeadLetterReason::UndeliverableDueToHttpInvalidAzureFunctionDestination,
+};
+
+constexpr DeliveryOutcome failureOutcomes[] = {
+    DeliveryOutcome::Busy,           DeliveryOutcome::TimedOut,
+    DeliveryOutcome::NotFound,       DeliveryOutcome::GenericError,
+    DeliveryOutcome::BadRequest,     DeliveryOutcome::Unauthorized,
+    DeliveryOutcome::Forbidden,      DeliveryOutcome::PayloadTooLarge,
+    DeliveryOutcome::SocketError,    DeliveryOutcome::ResolutionError,
+    DeliveryOutcome::Aborted,        DeliveryOutcome::Probation,
+    DeliveryOutcome::Canceled,       DeliveryOutcome::Disabled,
+    DeliveryOutcome::Full,
+};
+
+QString placeholders(qsizetype count)
+{
+    QStringList marks;
+    marks.reserve(count);
+    for (qsizetype i = 0; i < count; ++i)
+        marks << u"?"_s;
+    return marks.join(u',');
+}
+
+// "<id>-<event id>.json", the event id reduced to characters every file system accepts.
+QString exportFileName(qint64 id, const QString &eventId)
+{
+    QString safe;
+    safe.reserve(std::min<qsizetype>(eventId.size(), 80));
+    for (const QChar character : eventId) {
+        if (safe.size() >= 80)
+            break;
+        const bool plain = (character >= u'a' && character <= u'z')
+            || (character >= u'A' && character <= u'Z') || (character >= u'0' && character <= u'9')
+            || character == u'-' || character == u'_' || character == u'.';
+        safe += plain ? character : u'_';
+    }
+    return safe.isEmpty() ? u"%1.json"_s.arg(id) : u"%1-%2.json"_s.arg(id).arg(safe);
+}
+
+QString databaseError(QSqlDatabase &database, const QString &storePath)
+{
+    return storeReadError(storePath, database.lastError().isValid()
+                                         ? database.lastError().text()
+                                         : DeadLetterBrowser::tr("the file does not exist"));
+}
+
+} // namespace
+
+struct DeadLetterBrowser::Operation
+{
+    enum class Kind { Resubmit, Delete, Export };
+    Kind kind = Kind::Resubmit;
+    Scope scope = Scope::Selected;
+    QList<qint64> ids; // Scope::Selected
+    qsizetype nextIndex = 0;
+    DeadLetterFilter filter; // Scope::AllMatching
+    qint64 beforeId = 0;
+    bool exhausted = false;
+    QString directory; // Kind::Export
+    qint64 total = 0;
+    int processed = 0;
+    QStringList errors;
+    QList<qint64> chunk; // in progress
+    bool canceled = false;
+    QPointer<QProgressDialog> progress;
+};
+
+DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
+    : QWidget(parent)
+    , m_host(host)
+    , m_reader(new StoreReader(this))
+    , m_countReader(new StoreReader(this))
+    , m_model(new DeadLetterModel(m_reader, this))
+    , m_toolBar(new QToolBar(this))
+    , m_search(new QLineEdit(this))
+    , m_subscriptionCombo(new QComboBox(this))
+    , m_reasonCombo(new QComboBox(this))
+    , m_outcomeCombo(new QComboBox(this))
+    , m_fromCheck(new QCheckBox(tr("F&rom"), this))
+    , m_fromEdit(new QDateTimeEdit(this))
+    , m_toCheck(new QCheckBox(tr("&To"), this))
+    , m_toEdit(new QDateTimeEdit(this))
+    , m_countLabel(new QLabel(this))
+    , m_statusLabel(new QLabel(this))
+    , m_table(new QTableView(this))
+    , m_detailCaption(new QLabel(this))
+    , m_detail(new QPlainTextEdit(this))
+    , m_filterTimer(new QTimer(this))
+    , m_countingHint(new QTimer(this))
+    , m_latestCountRequest(std::make_shared<std::atomic<quint64>>(0))
+{
+    // Filters.
+    m_search->setPlaceholderText(tr("Search the payload…"));
+    m_search->setClearButtonEnabled(true);
+    m_search->setToolTip(tr("Show dead letters whose record contains this text (Ctrl+F)"));
+    m_subscriptionCombo->setToolTip(tr("Dead letters of one subscription"));
+    m_subscriptionCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_reasonCombo->setToolTip(tr("Why the events were dead-lettered (deadLetterReason)"));
+    m_reasonCombo->addItem(tr("All reasons"));
+    for (const DeadLetterReason reason : deadLetterReasons)
+        m_reasonCombo->addItem(deadLetterReasonName(reason), int(reason));
+    m_reasonCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_reasonCombo->setMinimumContentsLength(22);
+    m_outcomeCombo->setToolTip(tr("The outcome of the last delivery attempt (lastDeliveryOutcome)"));
+    m_outcomeCombo->addItem(tr("All last outcomes"));
+    for (const DeliveryOutcome outcome : failureOutcomes)
+        m_outcomeCombo->addItem(deliveryOutcomeName(outcome), int(outcome));
+
+    const QDateTime now = QDateTime::currentDateTime();
+    for (QDateTimeEdit *edit : {m_fromEdit, m_toEdit}) {
+        edit->setCalendarPopup(true);
+        edit->setDisplayFormat(u"yyyy-MM-dd HH:mm"_s);
+        edit->setEnabled(false);
+    }
+    m_fromEdit->setDateTime(now.addDays(-1));
+    m_toEdit->setDateTime(now);
+    m_fromCheck->setToolTip(tr("Only dead letters written at or after this time"));
+    m_toCheck->setToolTip(tr("Only dead letters written at or before this time"));
+    m_fromEdit->setToolTip(m_fromCheck->toolTip());
+    m_toEdit->setToolTip(m_toCheck->toolTip());
+
+    m_countLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_statusLabel->setWordWrap(true);
+    m_statusLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_statusLabel->setVisible(false);
+
+    // List.
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
+    m_table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+    m_table->setAlternatingRowColors(true);
+    m_table->setShowGrid(false);
+    m_table->setWordWrap(false);
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
+    QHeaderView *header = m_table->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    header->setStretchLastSection(true);
+    header->setHighlightSections(false);
+    const QFontMetrics metrics = fontMetrics();
+    const auto width = [&metrics](const QString &sample) {
+        return metrics.horizontalAdvance(sample) + 28;
+    };
+    m_table->setColumnWidth(DeadLetterModel::TimeColumn, width(u"8888-88-88 88:88:88"_s));
+    m_table->setColumnWidth(DeadLetterModel::TopicColumn, width(u"orders-topic"_s));
+    m_table->setColumnWidth(DeadLetterModel::SubscriptionColumn, width(u"subscription-one"_s));
+    m_table->setColumnWidth(DeadLetterModel::EventIdColumn, width(u"9f3c2a1e-7b4d-4c1a-9e"_s));
+    m_table->setColumnWidth(DeadLetterModel::EventTypeColumn, width(u"Contoso.Orders.Created"_s));
+    m_table->setColumnWidth(DeadLetterModel::ReasonColumn, width(u"MaxDeliveryAttemptsExceeded"_s));
+    m_table->setColumnWidth(DeadLetterModel::OutcomeColumn, width(u"PayloadTooLarge"_s) + 12);
+    m_table->setColumnWidth(DeadLetterModel::StatusColumn, width(tr("Status")));
+    m_table->setColumnWidth(DeadLetterModel::AttemptsColumn, width(tr("Attempts")));
+
+    // Detail.
+    m_detail->setReadOnly(true);
+    m_detail->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_detail->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_detail->setPlaceholderText(tr("Select a dead letter to see its record."));
+    m_highlighter = new DeadLetterRecordHighlighter(m_detail->document(), palette());
+    m_detailCaption->setWordWrap(true);
+    m_detailCaption->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_detailCaption->setText(tr("Record"));
+
+    createActions();
+
+    auto *filters = new QGridLayout;
+    filters->addWidget(m_search, 0, 0, 1, 3);
+    filters->addWidget(m_subscriptionCombo, 0, 3);
+    filters->addWidget(m_reasonCombo, 0, 4);
+    filters->addWidget(m_outcomeCombo, 0, 5);
+    auto *timeRow = new QHBoxLayout;
+    timeRow->addWidget(m_fromCheck);
+    timeRow->addWidget(m_fromEdit);
+    timeRow->addSpacing(12);
+    timeRow->addWidget(m_toCheck);
+    timeRow->addWidget(m_toEdit);
+    timeRow->addStretch();
+    timeRow->addWidget(m_countLabel);
+    filters->addLayout(timeRow, 1, 0, 1, 6);
+    filters->setColumnStretch(0, 1);
+
+    auto *detailPane = new QWidget(this);
+    auto *detailLayout = new QVBoxLayout(detailPane);
+    detailLayout->setContentsMargins(0, 0, 0, 0);
+    detailLayout->addWidget(m_detailCaption);
+    detailLayout->addWidget(m_detail, 1);
+
+    auto *splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->addWidget(m_table);
+    splitter->addWidget(detailPane);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setChildrenCollapsible(false);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_toolBar);
+    layout->addLayout(filters);
+    layout->addWidget(m_statusLabel);
+    layout->addWidget(splitter, 1);
+
+    // Wiring.
+    m_filterTimer->setSingleShot(true);
+    m_filterTimer->setInterval(FilterDelayMs);
+    connect(m_filterTimer, &QTimer::timeout, this, &DeadLetterBrowser::applyFilter);
+    connect(m_search, &QLineEdit::textChanged, this, &DeadLetterBrowser::scheduleFilter);
+    for (QComboBox *combo : {m_subscriptionCombo, m_reasonCombo, m_outcomeCombo})
+        connect(combo, &QComboBox::currentIndexChanged, this, &DeadLetterBrowser::applyFilter);
+    connect(m_fromCheck, &QCheckBox::toggled, m_fromEdit, &QWidget::setEnabled);
+    connect(m_toCheck, &QCheckBox::toggled, m_toEdit, &QWidget::setEnabled);
+    connect(m_fromCheck, &QCheckBox::toggled, this, &DeadLetterBrowser::applyFilter);
+    connect(m_toCheck, &QCheckBox::toggled, this, &DeadLetterBrowser::applyFilter);
+    connect(m_fromEdit, &QDateTimeEdit::dateTimeChanged, this, &DeadLetterBrowser::scheduleFilter);
+    connect(m_toEdit, &QDateTimeEdit::dateTimeChanged, this, &DeadLetterBrowser::scheduleFilter);
+
+    m_countingHint->setSingleShot(true);
+    m_countingHint->setInterval(CountingHintDelayMs);
+    connect(m_countingHint, &QTimer::timeout, this, &DeadLetterBrowser::showCounts);
+
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &DeadLetterBrowser::showDetail);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &DeadLetterBrowser::updateActions);
+    connect(m_table, &QWidget::customContextMenuRequested, this,
+            &DeadLetterBrowser::showContextMenu);
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+        m_detailId = 0;
+        m_detail->clear();
+        m_detailCaption->setText(tr("Record"));
+        updateActions();
+    });
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &DeadLetterBrowser::updateActions);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &DeadLetterBrowser::updateActions);
+    connect(m_model, &DeadLetterModel::pageLoaded, this, [this](int, const QString &error) {
+        if (!error.isEmpty())
+            setStatus(error);
+        // The first page selects its newest row, so the detail pane is never empty for nothing.
+        if (!m_table->currentIndex().isValid() && m_model->rowCount() > 0)
+            m_table->setCurrentIndex(m_model->index(0, 0));
+    });
+
+    if (m_host) {
+        connect(m_host.data(), &EngineHost::workspaceChanged, this,
+                &DeadLetterBrowser::rebuildSubscriptionChoices);
+        connect(m_host.data(), &EngineHost::started, this, [this](bool ok) {
+            rebuildSubscriptionChoices();
+            if (ok)
+                reload();
+        });
+    }
+    rebuildSubscriptionChoices();
+    updateActions();
+    reload();
+}
+
+DeadLetterBrowser::~DeadLetterBrowser()
+{
+    if (m_operation && m_operation->progress)
+        delete m_operation->progress.data();
+}
+
+void DeadLetterBrowser::createActions()
+{
+    const auto make = [this](const QString &text, QStyle::StandardPixmap icon,
+                             const QKeySequence &shortcut, const QString &toolTip) {
+        auto *action = new QAction(style()->standardIcon(icon), text, this);
+        action->setShortcut(shortcut);
+        action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        action->setToolTip(shortcut.isEmpty()
+                               ? toolTip
+                               : tr("%1 (%2)").arg(toolTip,
+                                                   shortcut.toString(QKeySequence::NativeText)));
+        addAction(action);
+        return action;
+    };
+    m_reloadAction = make(tr("Reload"), QStyle::SP_BrowserReload, QKeySequence::Refresh,
+                          tr("Read the dead letters and counts again"));
+    m_copyAction = make(tr("Copy"), QStyle::SP_FileDialogDetailedView, QKeySequence::Copy,
+                        tr("Copy the selected records as JSON"));
+    m_resubmitSelectedAction = make(tr("Resubmit"), QStyle::SP_MediaPlay,
+                                    QKeySequence(Qt::CTRL | Qt::Key_R),
+                                    tr("Deliver the selected events to their subscriptions again"));
+    m_resubmitAllAction = make(tr("Resubmit All Matching…"), QStyle::SP_MediaSeekForward,
+                               QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
+                               tr("Deliver every dead letter that matches the filter again"));
+    m_deleteSelectedAction = make(tr("Delete"), QStyle::SP_TrashIcon, QKeySequence::Delete,
+                                  tr("Remove the selected dead letters from the index"));
+    m_deleteAllAction = make(tr("Delete All Matching…"), QStyle::SP_DialogDiscardButton,
+                             QKeySequence(Qt::SHIFT | Qt::Key_Delete),
+                             tr("Remove every dead letter that matches the filter from the index"));
+    m_exportSelectedAction = make(tr("Export…"), QStyle::SP_DialogSaveButton,
+                                  QKeySequence(Qt::CTRL | Qt::Key_E),
+                                  tr("Write the selected records to a folder, one JSON file each"));
+    m_exportAllAction = make(tr("Export All Matching…"), QStyle::SP_DriveHDIcon,
+                             QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E),
+                             tr("Write every matching record to a folder, one JSON file each"));
+    m_openFolderAction = make(tr("Open Blob Folder"), QStyle::SP_DirOpenIcon,
+                              QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O),
+                              tr("Show the folder of the current dead letter's blob"));
+    auto *findAction = make(tr("Find"), QStyle::SP_FileDialogContentsView, QKeySequence::Find,
+                            tr("Search the payload"));
+
+    connect(m_reloadAction, &QAction::triggered, this, &DeadLetterBrowser::reload);
+    connect(m_copyAction, &QAction::triggered, this, &DeadLetterBrowser::copySelection);
+    connect(m_resubmitSelectedAction, &QAction::triggered, this, [this] { resubmit(Scope::Selected); });
+    connect(m_resubmitAllAction, &QAction::triggered, this, [this] { resubmit(Scope::AllMatching); });
+    connect(m_deleteSelectedAction, &QAction::triggered, this, [this] { remove(Scope::Selected); });
+    connect(m_deleteAllAction, &QAction::triggered, this, [this] { remove(Scope::AllMatching); });
+    connect(m_exportSelectedAction, &QAction::triggered, this,
+            [this] { exportDeadLetters(Scope::Selected); });
+    connect(m_exportAllAction, &QAction::triggered, this,
+            [this] { exportDeadLetters(Scope::AllMatching); });
+    connect(m_openFolderAction, &QAction::triggered, this, &DeadLetterBrowser::openBlobFolder);
+    connect(findAction, &QAction::triggered, this, [this] {
+        m_search->setFocus(Qt::ShortcutFocusReason);
+        m_search->selectAll();
+    });
+
+    m_toolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_toolBar->setIconSize(QSize(16, 16));
+    m_toolBar->addAction(m_resubmitSelectedAction);
+    m_toolBar->addAction(m_resubmitAllAction);
+    m_toolBar->addSeparator();
+    m_toolBar->addAction(m_deleteSelectedAction);
+    m_toolBar->addSeparator();
+    m_toolBar->addAction(m_exportSelectedAction);
+    m_toolBar->addAction(m_copyAction);
+    m_toolBar->addAction(m_openFolderAction);
+    m_toolBar->addSeparator();
+    m_toolBar->addAction(m_reloadAction);
+}
+
+void DeadLetterBrowser::rebuildSubscriptionChoices()
+{
+    const QVariant current = m_subscriptionCombo->currentData();
+    const QSignalBlocker blocker(m_subscriptionCombo);
+    m_subscriptionCombo->clear();
+    m_subscriptionCombo->addItem(tr("All subscriptions"));
+    if (m_host) {
+        for (const Topic &topic : m_host->workspace().topics) {
+            for (const EventSubscription &subscription : topic.eventSubscriptions) {
+                m_subscriptionCombo->addItem(tr("%1 / %2").arg(topic.name, subscription.name),
+                                             QStringList{topic.name, subscription.name});
+            }
+        }
+    }
+    int index = current.isValid() ? m_subscriptionCombo->findData(current) : 0;
+    if (index < 0) {
+        // A subscription that left the workspace can still have dead letters.
+        const QStringList key = current.toStringList();
+        m_subscriptionCombo->addItem(tr("%1 / %2").arg(key.value(0), key.value(1)), key);
+        index = m_subscriptionCombo->count() - 1;
+    }
+    m_subscriptionCombo->setCurrentIndex(index);
+}
+
+void DeadLetterBrowser::setFilterSubscription(const QString &topic, const QString &subscription)
+{
+    if (subscription.isEmpty()) {
+        m_subscriptionCombo->setCurrentIndex(0);
+        return;
+    }
+    const QStringList key{topic, subscription};
+    int index = m_subscriptionCombo->findData(key);
+    if (index < 0) {
+        m_subscriptionCombo->addItem(tr("%1 / %2").arg(topic, subscription), key);
+        index = m_subscriptionCombo->count() - 1;
+    }
+    m_subscriptionCombo->setCurrentIndex(index);
+    applyFilter();
+}
+
+DeadLetterFilter DeadLetterBrowser::filterFromControls() const
+{
+    DeadLetterFilter filter;
+    const QStringList key = m_subscriptionCombo->currentData().toStringList();
+    if (key.size() == 2) {
+        filter.topic = key.at(0);
+        filter.subscription = key.at(1);
+    }
+    if (const QVariant reason = m_reasonCombo->currentData(); reason.isValid())
+        filter.reason = static_cast<DeadLetterReason>(reason.toInt());
+    if (const QVariant outcome = m_outcomeCombo->currentData(); outcome.isValid())
+        filter.lastOutcome = static_cast<DeliveryOutcome>(outcome.toInt());
+    if (m_fromCheck->isChecked())
+        filter.fromMs = m_fromEdit->dateTime().toMSecsSinceEpoch();
+    if (m_toCheck->isChecked()) // the minute shown is included
+        filter.toMs = m_toEdit->dateTime().toMSecsSinceEpoch() + 59999;
+    filter.text = m_search->text().trimmed();
+    return filter;
+}
+
+void DeadLetterBrowser::scheduleFilter()
+{
+    m_filterTimer->start();
+}
+
+void DeadLetterBrowser::applyFilter()
+{
+    m_filterTimer->stop();
+    const DeadLetterFilter filter = filterFromControls();
+    if (filter == m_model->filter())
+        return;
+    m_model->setFilter(filter);
+    requestCounts();
+}
+
+void DeadLetterBrowser::reload()
+{
+    const QString path = m_host ? m_host->storePath() : QString();
+    m_reader->setStorePath(path);
+    m_countReader->setStorePath(path);
+    m_statusLabel->setVisible(false);
+    m_model->setFilter(filterFromControls());
+    requestCounts();
+}
+
+void DeadLetterBrowser::requestCounts()
+{
+    const quint64 generation = ++m_countGeneration;
+    m_countsKnown = false;
+    m_countError.clear();
+    m_countingHint->start();
+    if (m_countReader->storePath().isEmpty()) {
+        m_countsKnown = true;
+        m_total = m_matching = 0;
+        showCounts();
+        return;
+    }
+    // Counting with a text filter reads every record; a count that is already obsolete when its
+    // turn comes is skipped.
+    m_latestCountRequest->store(generation);
+    const std::shared_ptr<std::atomic<quint64>> latest = m_latestCountRequest;
+    const DeadLetterFilter filter = m_model->filter();
+    const QString storePath = m_countReader->storePath();
+    m_countReader->run(this, [this, generation, latest, filter, storePath](QSqlDatabase &database) -> StoreReader::Continuation {
+        if (latest->load() != generation)
+            return {};
+        qint64 total = 0;
+        qint64 matching = 0;
+        QString error;
+        if (!database.isOpen()) {
+            error = databaseError(database, storePath);
+        } else {
+            QSqlQuery query(database);
+            query.setForwardOnly(true);
+            if (!query.exec(u"SELECT count(*) FROM dead_letters"_s) || !query.next()) {
+                error = storeReadError(storePath, query.lastError().text());
+            } else {
+                total = query.value(0).toLongLong();
+                matching = total;
+                query.finish();
+                if (!filter.isEmpty()) {
+                    QVariantList values;
+                    query.prepare(u"SELECT count(*) FROM dead_letters"_s
+                                  + filter.whereClause(0, &values));
+                    for (const QVariant &value : std::as_const(values))
+                        query.addBindValue(value);
+                    if (!query.exec() || !query.next())
+                        error = storeReadError(storePath, query.lastError().text());
+                    else
+                        matching = query.value(0).toLongLong();
+                }
+            }
+        }
+        return [this, generation, total, matching, error] {
+            if (generation != m_countGeneration)
+                return;
+            m_countingHint->stop();
+            m_countsKnown = true;
+            m_total = total;
+            m_matching = matching;
+            m_countError = error;
+            showCounts();
+            const auto waiting = std::exchange(m_waitingForCount, {});
+            for (const auto &then : waiting)
+                then(error.isEmpty() ? matching : -1);
+            if (error.isEmpty())
+                Q_EMIT countsChanged(total, matching);
+        };
+    });
+}
+
+void DeadLetterBrowser::showCounts()
+{
+    const QLocale locale;
+    if (!m_countsKnown) {
+        m_countLabel->setText(tr("counting…"));
+        return;
+    }
+    if (!m_countError.isEmpty()) {
+        m_countLabel->setText(tr("count unavailable"));
+        m_countLabel->setToolTip(m_countError);
+        return;
+    }
+    m_countLabel->setToolTip(QString());
+    const QString total = tr("%1 dead letters").arg(locale.toString(m_total));
+    m_countLabel->setText(m_model->filter().isEmpty()
+                              ? total
+                              : tr("%1, %2 match").arg(total, locale.toString(m_matching)));
+}
+
+void DeadLetterBrowser::setStatus(const QString &text)
+{
+    m_statusLabel->setText(text);
+    m_statusLabel->setVisible(!text.isEmpty());
+}
+
+QList<qint64> DeadLetterBrowser::selectedIds() const
+{
+    QList<qint64> ids;
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    ids.reserve(rows.size());
+    for (const QModelIndex &index : rows)
+        ids.append(index.data(DeadLetterModel::IdRole).toLongLong());
+    std::sort(ids.begin(), ids.end(), std::greater<>());
+    return ids;
+}
+
+void DeadLetterBrowser::updateActions()
+{
+    const bool busy = m_operation != nullptr;
+    const bool hasSelection = m_table->selectionModel()->hasSelection();
+    const bool hasRows = m_model->rowCount() > 0;
+    for (QAction *action : {m_copyAction, m_resubmitSelectedAction, m_deleteSelectedAction,
+                            m_exportSelectedAction})
+        action->setEnabled(!busy && hasSelection);
+    for (QAction *action : {m_resubmitAllAction, m_deleteAllAction, m_exportAllAction})
+        action->setEnabled(!busy && hasRows);
+    m_openFolderAction->setEnabled(m_table->currentIndex().isValid());
+    m_reloadAction->setEnabled(!busy);
+}
+
+void DeadLetterBrowser::showDetail()
+{
+    const QModelIndex current = m_table->currentIndex();
+    updateActions();
+    const qint64 id = current.isValid() ? current.data(DeadLetterModel::IdRole).toLongLong() : 0;
+    if (id == m_detailId)
+        return;
+    m_detailId = id;
+    const quint64 generation = ++m_detailGeneration;
+    if (id == 0) {
+        m_detail->clear();
+        m_detailCaption->setText(tr("Record"));
+        return;
+    }
+    const DeadLetterEntry &entry = m_model->entry(current.row());
+    m_detailCaption->setText(tr("<b>Event %1</b> · dead letter %2 · blob <i>%3</i>")
+                                 .arg(entry.eventId.toHtmlEscaped())
+                                 .arg(id)
+                                 .arg(entry.blobPath.toHtmlEscaped()));
+    const QString storePath = m_reader->storePath();
+    m_reader->run(this, [this, id, generation, storePath](QSqlDatabase &database) -> StoreReader::Continuation {
+        QByteArray record;
+        QString error;
+        bool found = false;
+        if (!database.isOpen()) {
+            error = databaseError(database, storePath);
+        } else {
+            QSqlQuery query(database);
+            query.setForwardOnly(true);
+            query.prepare(u"SELECT record FROM dead_letters WHERE id = ?"_s);
+            query.addBindValue(id);
+            if (!query.exec())
+                error = storeReadError(storePath, query.lastError().text());
+            else if (query.next()) {
+                found = true;
+                record = query.value(0).toByteArray();
+            }
+        }
+        QString text = found ? prettyJson(record) : QString();
+        return [this, id, generation, text = std::move(text), error, found] {
+            if (generation != m_detailGeneration)
+                return;
+            if (!error.isEmpty())
+                m_detail->setPlainText(error);
+            else if (!found)
+                m_detail->setPlainText(tr("This dead letter is no longer in the store (resubmitted "
+                                          "or deleted). Reload to refresh the list."));
+            else
+                m_detail->setPlainText(text);
+            Q_EMIT detailShown(id);
+        };
+    });
+}
+
+void DeadLetterBrowser::withMatchingCount(std::function<void(qint64)> then)
+{
+    if (m_countsKnown) {
+        then(m_countError.isEmpty() ? m_matching : -1);
+        return;
+    }
+    m_waitingForCount.append(std::move(then));
+}
+
+void DeadLetterBrowser::showContextMenu(const QPoint &position)
+{
+    if (!m_table->indexAt(position).isValid())
+        return;
+    QMenu menu(this);
+    menu.addAction(m_copyAction);
+    menu.addSeparator();
+    menu.addAction(m_resubmitSelectedAction);
+    menu.addAction(m_resubmitAllAction);
+    menu.addSeparator();
+    menu.addAction(m_deleteSelectedAction);
+    menu.addAction(m_deleteAllAction);
+    menu.addSeparator();
+    menu.addAction(m_exportSelectedAction);
+    menu.addAction(m_exportAllAction);
+    menu.addAction(m_openFolderAction);
+    menu.exec(m_table->viewport()->mapToGlobal(position));
+}
+
+void DeadLetterBrowser::copySelection()
+{
+    const QList<qint64> ids = selectedIds();
+    if (ids.isEmpty())
+        return;
+    const QString storePath = m_reader->storePath();
+    m_reader->run(this, [this, ids, storePath](QSqlDatabase &database) -> StoreReader::Continuation {
+        QByteArrayList records;
+        QString error;
+        if (!database.isOpen()) {
+            error = databaseError(database, storePath);
+        } else {
+            QSqlQuery query(database);
+            query.setForwardOnly(true);
+            for (qsizetype start = 0; start < ids.size() && error.isEmpty(); start += OperationChunk) {
+                const QList<qint64> chunk = ids.mid(start, OperationChunk);
+                query.prepare(u"SELECT record FROM dead_letters WHERE id IN ("_s
+                              + placeholders(chunk.size()) + u") ORDER BY id DESC"_s);
+                for (const qint64 id : chunk)
+                    query.addBindValue(id);
+                if (!query.exec()) {
+                    error = storeReadError(storePath, query.lastError().text());
+                    break;
+                }
+                while (query.next())
+                    records.append(query.value(0).toByteArray());
+            }
+        }
+        const QString text = records.size() == 1 ? prettyJson(records.constFirst())
+                                                 : prettyJson('[' + records.join(',') + ']');
+        const int count = int(records.size());
+        return [this, text, count, error] {
+            if (!error.isEmpty()) {
+                setStatus(error);
+                return;
+            }
+            QApplication::clipboard()->setText(text);
+            setStatus(tr("Copied %n record(s) to the clipboard.", nullptr, count));
+        };
+    });
+}
+
+void DeadLetterBrowser::openBlobFolder()
+{
+    const QModelIndex current = m_table->currentIndex();
+    if (!current.isValid() || !m_host)
+        return;
+    const QString blobPath = current.data(DeadLetterModel::BlobPathRole).toString();
+    const QString root = QDir(m_host->config().workspaceDirectory).filePath(u"deadletters"_s);
+    const QString folder = QFileInfo(QDir(root).filePath(blobPath)).absolutePath();
+    if (blobPath.isEmpty() || !QFileInfo(folder).isDir()) {
+        setStatus(tr("The folder %1 does not exist: the blob was written to a remote container, or "
+                     "the folder was moved.")
+                      .arg(QDir::toNativeSeparators(folder)));
+        return;
+    }
+    if (!QDesktopServices::openUrl(QUrl::fromLocalFile(folder)))
+        setStatus(tr("Could not open %1.").arg(QDir::toNativeSeparators(folder)));
+}
+
+void DeadLetterBrowser::resubmit(Scope scope)
+{
+    if (m_operation)
+        return;
+    auto operation = std::make_unique<Operation>();
+    operation->kind = Operation::Kind::Resubmit;
+    operation->scope = scope;
+    if (scope == Scope::Selected) {
+        operation->ids = selectedIds();
+        operation->total = operation->ids.size();
+        if (operation->ids.isEmpty())
+            return;
+        if (operation->ids.size() > 1
+            && QMessageBox::question(
+                   this, tr("Resubmit Dead Letters"),
+                   tr("Resubmit %n dead letter(s) to their subscriptions?", nullptr,
+                      int(operation->ids.size())))
+                != QMessageBox::Yes)
+            return;
+        startOperation(std::move(operation));
+        return;
+    }
+    operation->filter = m_model->filter();
+    std::shared_ptr<Operation> pending(operation.release());
+    withMatchingCount([this, pending](qint64 matching) {
+        if (matching < 0) {
+            setStatus(tr("The dead letters could not be counted: %1").arg(m_countError));
+            return;
+        }
+        if (matching == 0) {
+            setStatus(tr("No dead letter matches the filter."));
+            return;
+        }
+        if (QMessageBox::question(this, tr("Resubmit All Matching"),
+                                  tr("Resubmit all %1 dead letters that match the filter to their "
+                                     "subscriptions?")
+                                      .arg(QLocale().toString(matching)))
+            != QMessageBox::Yes)
+            return;
+        auto operation = std::make_unique<Operation>(std::move(*pending));
+        operation->total = matching;
+        operation->filter = m_model->filter();
+        startOperation(std::move(operation));
+    });
+}
+
+void DeadLetterBrowser::remove(Scope scope)
+{
+    if (m_operation)
+        return;
+    auto operation = std::make_unique<Operation>();
+    operation->kind = Operation::Kind::Delete;
+    operation->scope = scope;
+    if (scope == Scope::Selected) {
+        operation->ids = selectedIds();
+        operation->total = operation->ids.size();
+        if (operation->ids.isEmpty())
+            return;
+        if (QMessageBox::question(this, tr("Delete Dead Letters"),
+                                  tr("Delete %n dead letter(s)? They leave the index and can no "
+                                     "longer be resubmitted from EventDesk; the blob files stay.",
+                                     nullptr, int(operation->ids.size())))
+            != QMessageBox::Yes)
+            return;
+        startOperation(std::move(operation));
+        return;
+    }
+    std::shared_ptr<Operation> pending(operation.release());
+    withMatchingCount([this, pending](qint64 matching) {
+        if (matching <= 0) {
+            setStatus(matching < 0 ? tr("The dead letters could not be counted: %1").arg(m_countError)
+                                   : tr("No dead letter matches the filter."));
+            return;
+        }
+        if (QMessageBox::question(this, tr("Delete All Matching"),
+                                  tr("Delete all %1 dead letters that match the filter? They leave "
+                                     "the index; the blob files stay.")
+                                      .arg(QLocale().toString(matching)))
+            != QMessageBox::Yes)
+            return;
+        auto operation = std::make_unique<Operation>(std::move(*pending));
+        operation->total = matching;
+        operation->filter = m_model->filter();
+        startOperation(std::move(operation));
+    });
+}
+
+void DeadLetterBrowser::exportDeadLetters(Scope scope)
+{
+    if (m_operation)
+        return;
+    const QString directory = QFileDialog::getExistingDirectory(
+        this, scope == Scope::Selected ? tr("Export Selected Dead Letters")
+                                       : tr("Export All Matching Dead Letters"));
+    if (!directory.isEmpty())
+        exportTo(directory, scope);
+}
+
+void DeadLetterBrowser::exportTo(const QString &directory, Scope scope)
+{
+    if (m_operation)
+        return;
+    auto operation = std::make_unique<Operation>();
+    operation->kind = Operation::Kind::Export;
+    operation->scope = scope;
+    operation->directory = directory;
+    if (scope == Scope::Selected) {
+        operation->ids = selectedIds();
+        operation->total = operation->ids.size();
+        if (!operation->ids.isEmpty())
+            startOperation(std::move(operation));
+        return;
+    }
+    std::shared_ptr<Operation> pending(operation.release());
+    withMatchingCount([this, pending](qint64 matching) {
+        auto operation = std::make_unique<Operation>(std::move(*pending));
+        operation->total = std::max<qint64>(matching, 0);
+        operation->filter = m_model->filter();
+        startOperation(std::move(operation));
+    });
+}
+
+void DeadLetterBrowser::startOperation(std::unique_ptr<Operation> operation)
+{
+    if (m_operation)
+        return;
+    m_operation = std::move(operation);
+    Operation &op = *m_operation;
+    QString label;
+    switch (op.kind) {
+    case Operation::Kind::Resubmit:
+        label = tr("Resubmitting dead letters…");
+        break;
+    case Operation::Kind::Delete:
+        label = tr("Deleting dead letters…");
+        break;
+    case Operation::Kind::Export:
+        label = tr("Exporting dead letters to %1…").arg(QDir::toNativeSeparators(op.directory));
+        if (!QDir().mkpath(op.directory)) {
+            op.errors << tr("Could not create the folder %1.").arg(QDir::toNativeSeparators(op.directory));
+            finishOperation();
+            return;
+        }
+        break;
+    }
+    auto *progress = new QProgressDialog(label, tr("Cancel"), 0, int(std::max<qint64>(op.total, 1)),
+                                         this);
+    progress->setWindowModality(Qt::WindowModal);
+    progress->setMinimumDuration(300);
+    progress->setAutoClose(false);
+    progress->setAutoReset(false);
+    progress->setValue(0);
+    connect(progress, &QProgressDialog::canceled, this, [this] {
+        if (!m_operation)
+            return;
+        m_operation->canceled = true;
+        if (m_operation->progress)
+            m_operation->progress->setLabelText(tr("Canceling after the current chunk…"));
+    });
+    op.progress = progress;
+    updateActions();
+    nextChunk();
+}
+
+void DeadLetterBrowser::nextChunk()
+{
+    Operation &op = *m_operation;
+    if (op.canceled || op.exhausted) {
+        finishOperation();
+        return;
+    }
+    if (op.scope == Scope::Selected) {
+        const QList<qint64> chunk = op.ids.mid(op.nextIndex, OperationChunk);
+        op.nextIndex += chunk.size();
+        op.exhausted = op.nextIndex >= op.ids.size();
+        if (chunk.isEmpty())
+            finishOperation();
+        else
+            processChunk(chunk);
+        return;
+    }
+    // All matching: the next ids by keyset. Resubmitted and deleted rows leave the index, and rows
+    // that failed stay behind the keyset, so each one is taken once.
+    const DeadLetterFilter filter = op.filter;
+    const qint64 beforeId = op.beforeId;
+    const QString storePath = m_reader->storePath();
+    m_reader->run(this, [this, filter, beforeId, storePath](QSqlDatabase &database) -> StoreReader::Continuation {
+        QList<qint64> ids;
+        QString error;
+        if (!database.isOpen()) {
+            error = databaseError(database, storePath);
+        } else {
+            QVariantList values;
+            QSqlQuery query(database);
+            query.setForwardOnly(true);
+            query.prepare(u"SELECT id FROM dead_letters"_s + filter.whereClause(beforeId, &values)
+                          + u" ORDER BY id DESC LIMIT ?"_s);
+            for (const QVariant &value : std::as_const(values))
+                query.addBindValue(value);
+            query.addBindValue(OperationChunk);
+            if (!query.exec()) {
+                error = storeReadError(storePath, query.lastError().text());
+            } else {
+                while (query.next())
+                    ids.append(query.value(0).toLongLong());
+            }
+        }
+        return [this, ids, error] {
+            if (!m_operation)
+                return;
+            Operation &op = *m_operation;
+            if (!error.isEmpty())
+                op.errors << error;
+            if (ids.isEmpty() || !error.isEmpty()) {
+                finishOperation();
+                return;
+            }
+            op.beforeId = ids.constLast();
+            op.exhausted = ids.size() < OperationChunk;
+            processChunk(ids);
+        };
+    });
+}
+
+void DeadLetterBrowser::processChunk(const QList<qint64> &ids)
+{
+    Operation &op = *m_operation;
+    op.chunk = ids;
+    QPointer<DeadLetterBrowser> self(this);
+    switch (op.kind) {
+    case Operation::Kind::Resubmit:
+        if (!m_host) {
+            chunkDone(0, {tr("The engine is not running.")});
+            return;
+        }
+        m_host->resubmitDeadLetters(ids, [self](const ResubmitResult &result) {
+            if (self)
+                self->chunkDone(result.resubmitted, result.errors);
+        });
+        return;
+    case Operation::Kind::Delete:
+        if (!m_host) {
+            chunkDone(0, {tr("The engine is not running.")});
+            return;
+        }
+        m_host->removeDeadLetters(ids, [self, count = int(ids.size())](const Expected<void> &result) {
+            if (!self)
+                return;
+            if (result)
+                self->chunkDone(count, {});
+            else
+                self->chunkDone(0, {result.error()});
+        });
+        return;
+    case Operation::Kind::Export:
+        break;
+    }
+    const QString directory = op.directory;
+    const QString storePath = m_reader->storePath();
+    m_reader->run(this, [this, ids, directory, storePath](QSqlDatabase &database) -> StoreReader::Continuation {
+        int written = 0;
+        QStringList errors;
+        if (!database.isOpen()) {
+            errors << databaseError(database, storePath);
+        } else {
+            QSqlQuery query(database);
+            query.setForwardOnly(true);
+            query.prepare(u"SELECT id, event_id, record FROM dead_letters WHERE id IN ("_s
+                          + placeholders(ids.size()) + u") ORDER BY id DESC"_s);
+            for (const qint64 id : ids)
+                query.addBindValue(id);
+            if (!query.exec()) {
+                errors << storeReadError(storePath, query.lastError().text());
+            } else {
+                const QDir target(directory);
+                while (query.next()) {
+                    const qint64 id = query.value(0).toLongLong();
+                    const QString path = target.filePath(exportFileName(id, query.value(1).toString()));
+                    QSaveFile file(path);
+                    const QByteArray bytes = prettyJson(query.value(2).toByteArray()).toUtf8() + '\n';
+                    if (file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size()
+                        && file.commit()) {
+                        ++written;
+                    } else {
+                        errors << tr("Could not write %1: %2")
+                                      .arg(QDir::toNativeSeparators(path), file.errorString());
+                    }
+                }
+            }
+        }
+        return [this, written, errors] {
+            if (m_operation)
+                chunkDone(written, errors);
+        };
+    });
+}
+
+void DeadLetterBrowser::chunkDone(int processed, const QStringList &errors)
+{
+    if (!m_operation)
+        return;
+    Operation &op = *m_operation;
+    op.processed += processed;
+    op.errors += errors;
+    // Rows that are gone leave the list at once (the list reloads at the end where that is
+    // simpler than tracking each row).
+    if (op.kind != Operation::Kind::Export && op.scope == Scope::Selected && errors.isEmpty())
+        m_model->removeIds(op.chunk);
+    if (op.progress) {
+        if (op.processed > op.progress->maximum())
+            op.progress->setMaximum(op.processed);
+        op.progress->setValue(op.processed);
+    }
+    // setValue() of a modal progress dialog processes events; Cancel may have finished it.
+    if (m_operation)
+        nextChunk();
+}
+
+void DeadLetterBrowser::finishOperation()
+{
+    if (!m_operation)
+        return;
+    const std::unique_ptr<Operation> op = std::move(m_operation);
+    if (op->progress) {
+        op->progress->reset();
+        op->progress->deleteLater();
+    }
+    const QLocale locale;
+    QString message;
+    switch (op->kind) {
+    case Operation::Kind::Resubmit:
+        message = tr("Resubmitted %1 dead letters to their subscriptions.")
+                      .arg(locale.toString(op->processed));
+        break;
+    case Operation::Kind::Delete:
+        message = tr("Deleted %1 dead letters.").arg(locale.toString(op->processed));
+        break;
+    case Operation::Kind::Export:
+        message = tr("Exported %1 dead letters to %2.")
+                      .arg(locale.toString(op->processed), QDir::toNativeSeparators(op->directory));
+        break;
+    }
+    if (op->canceled)
+        message += u' ' + tr("Canceled before the end.");
+    if (!op->errors.isEmpty()) {
+        message += u' ' + tr("%n problem(s); the first: %1", nullptr, int(op->errors.size()))
+                              .arg(op->errors.constFirst());
+        auto *box = new QMessageBox(QMessageBox::Warning, tr("Dead Letters"), message,
+                                    QMessageBox::Ok, this);
+        QStringList listed = op->errors.mid(0, MaxErrorsListed);
+        if (op->errors.size() > MaxErrorsListed)
+            listed << tr("… and %n more", nullptr, int(op->errors.size() - MaxErrorsListed));
+        box->setDetailedText(listed.join(u'\n'));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    }
+    setStatus(message);
+    updateActions();
+    if (op->kind != Operation::Kind::Export) {
+        if (op->scope == Scope::AllMatching || !op->errors.isEmpty())
+            m_model->reload();
+        requestCounts();
+    }
+    Q_EMIT operationFinished(op->processed, op->errors);
+}
+
+} // namespace EventDesk::Ui

@@ -1,0 +1,158 @@
+#pragma once
+
+#include "DeadLetterModel.h"
+
+#include <QList>
+#include <QPointer>
+#include <QString>
+#include <QWidget>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+
+class QAction;
+class QCheckBox;
+class QComboBox;
+class QDateTimeEdit;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QProgressDialog;
+class QTableView;
+class QTimer;
+class QToolBar;
+
+namespace EventDesk {
+class EngineHost;
+}
+
+namespace EventDesk::Ui {
+
+class DeadLetterRecordHighlighter;
+class StoreReader;
+
+// PRODUCT.md "Dead-letter browser": every dead letter of the workspace, read lazily from the
+// store (a million rows open at once), filtered by subscription, reason, last outcome, time and
+// payload text; the record pretty-printed with the dead-letter fields highlighted; copy, resubmit
+// (one, selected, all matching), delete, export to JSON files, open the blob's folder. Long
+// operations run in chunks with progress and Cancel.
+class DeadLetterBrowser final : public QWidget
+{
+    Q_OBJECT
+
+public:
+    enum class Scope { Selected, AllMatching };
+
+    // Chunk size of resubmit / delete / export: the progress moves and Cancel acts between chunks.
+    static constexpr int OperationChunk = 500;
+
+    explicit DeadLetterBrowser(EventDesk::EngineHost *host, QWidget *parent = nullptr);
+    ~DeadLetterBrowser() override;
+
+    // Reads the first page and the counts again (F5).
+    void reload();
+    void setFilterSubscription(const QString &topic, const QString &subscription);
+
+    // The actions behind the toolbar. Resubmitting and deleting ask for confirmation with the
+    // number of dead letters first.
+    void resubmit(Scope scope);
+    void remove(Scope scope);
+    // Asks for a folder, then exportTo().
+    void exportDeadLetters(Scope scope);
+    // Writes one pretty-printed JSON file per dead letter into directory.
+    void exportTo(const QString &directory, Scope scope);
+    void copySelection();
+    void openBlobFolder();
+
+    DeadLetterModel *model() const { return m_model; }
+    QTableView *tableView() const { return m_table; }
+    QPlainTextEdit *detailView() const { return m_detail; }
+    QLabel *countLabel() const { return m_countLabel; }
+    QLabel *statusLabel() const { return m_statusLabel; }
+    QLineEdit *searchField() const { return m_search; }
+    QComboBox *subscriptionCombo() const { return m_subscriptionCombo; }
+    QComboBox *reasonCombo() const { return m_reasonCombo; }
+    QComboBox *outcomeCombo() const { return m_outcomeCombo; }
+    qint64 detailId() const { return m_detailId; }
+    bool isBusy() const { return m_operation != nullptr; }
+
+Q_SIGNALS:
+    // The counts for the current filter are known (matching == total without a filter).
+    void countsChanged(qint64 total, qint64 matching);
+    // The detail pane shows dead letter id.
+    void detailShown(qint64 id);
+    // A resubmit / delete / export finished (or was canceled) after processing `processed`.
+    void operationFinished(int processed, const QStringList &errors);
+
+private:
+    struct Operation;
+
+    void createActions();
+    void rebuildSubscriptionChoices();
+    void scheduleFilter();
+    void applyFilter();
+    DeadLetterFilter filterFromControls() const;
+    void requestCounts();
+    void showCounts();
+    void updateActions();
+    void showDetail();
+    QList<qint64> selectedIds() const;
+    void withMatchingCount(std::function<void(qint64 matching)> then);
+    void showContextMenu(const QPoint &position);
+    void setStatus(const QString &text);
+
+    void startOperation(std::unique_ptr<Operation> operation);
+    void nextChunk();
+    void processChunk(const QList<qint64> &ids);
+    void chunkDone(int processed, const QStringList &errors);
+    void finishOperation();
+
+    QPointer<EngineHost> m_host;
+    StoreReader *m_reader = nullptr; // pages, detail, ids of bulk operations, export
+    StoreReader *m_countReader = nullptr; // counts (can take a while with a text filter)
+    DeadLetterModel *m_model = nullptr;
+
+    QToolBar *m_toolBar = nullptr;
+    QLineEdit *m_search = nullptr;
+    QComboBox *m_subscriptionCombo = nullptr;
+    QComboBox *m_reasonCombo = nullptr;
+    QComboBox *m_outcomeCombo = nullptr;
+    QCheckBox *m_fromCheck = nullptr;
+    QDateTimeEdit *m_fromEdit = nullptr;
+    QCheckBox *m_toCheck = nullptr;
+    QDateTimeEdit *m_toEdit = nullptr;
+    QLabel *m_countLabel = nullptr;
+    QLabel *m_statusLabel = nullptr;
+    QTableView *m_table = nullptr;
+    QLabel *m_detailCaption = nullptr;
+    QPlainTextEdit *m_detail = nullptr;
+    DeadLetterRecordHighlighter *m_highlighter = nullptr;
+    QTimer *m_filterTimer = nullptr;
+    QTimer *m_countingHint = nullptr;
+
+    QAction *m_copyAction = nullptr;
+    QAction *m_resubmitSelectedAction = nullptr;
+    QAction *m_resubmitAllAction = nullptr;
+    QAction *m_deleteSelectedAction = nullptr;
+    QAction *m_deleteAllAction = nullptr;
+    QAction *m_exportSelectedAction = nullptr;
+    QAction *m_exportAllAction = nullptr;
+    QAction *m_openFolderAction = nullptr;
+    QAction *m_reloadAction = nullptr;
+
+    quint64 m_countGeneration = 0;
+    std::shared_ptr<std::atomic<quint64>> m_latestCountRequest;
+    bool m_countsKnown = false;
+    qint64 m_total = 0;
+    qint64 m_matching = 0;
+    QString m_countError;
+    QList<std::function<void(qint64)>> m_waitingForCount;
+
+    quint64 m_detailGeneration = 0;
+    qint64 m_detailId = 0;
+
+    std::unique_ptr<Operation> m_operation;
+};
+
+} // namespace EventDesk::Ui

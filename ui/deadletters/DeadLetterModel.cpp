@@ -1,0 +1,332 @@
+#include "DeadLetterModel.h"
+
+#include "common/Format.h"
+#include "log/StoreReader.h"
+
+#include <QSqlError>
+#include <QSqlQuery>
+
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+
+namespace EventDesk::Ui {
+
+namespace {
+
+// LIKE pattern that matches text literally anywhere (the escape character is '\'), as the store's
+// own search does.
+QString containsPattern(const QString &text)
+{
+    QString escaped;
+    escaped.reserve(text.size() + 2);
+    escaped += u'%';
+    for (const QChar character : text) {
+        if (character == u'\\' || character == u'%' || character == u'_')
+            escaped += u'\\';
+        escaped += character;
+    }
+    escaped += u'%';
+    return escaped;
+}
+
+} // namespace
+
+bool DeadLetterFilter::isEmpty() const
+{
+    return *this == DeadLetterFilter();
+}
+
+QString DeadLetterFilter::whereClause(qint64 beforeId, QVariantList *values) const
+{
+    QStringList conditions;
+    if (!topic.isEmpty()) {
+        conditions << u"topic = ?"_s;
+        *values << topic;
+    }
+    if (!subscription.isEmpty()) {
+        conditions << u"subscription = ?"_s;
+        *values << subscription;
+    }
+    if (reason != DeadLetterReason::None) {
+        conditions << u"reason = ?"_s;
+        *values << int(reason);
+    }
+    if (lastOutcome) {
+        conditions << u"last_outcome = ?"_s;
+        *values << int(*lastOutcome);
+    }
+    if (fromMs > 0) {
+        conditions << u"dead_lettered_ms >= ?"_s;
+        *values << fromMs;
+    }
+    if (toMs > 0) {
+        conditions << u"dead_lettered_ms <= ?"_s;
+        *values << toMs;
+    }
+    if (!text.isEmpty()) {
+        // The record is a BLOB; LIKE compares it case-insensitively only as TEXT.
+        conditions << u"CAST(record AS TEXT) LIKE ? ESCAPE '\\'"_s;
+        *values << containsPattern(text);
+    }
+    if (beforeId > 0) {
+        conditions << u"id < ?"_s;
+        *values << beforeId;
+    }
+    return conditions.isEmpty() ? QString() : u" WHERE "_s + conditions.join(u" AND "_s);
+}
+
+QString deadLetterListColumns()
+{
+    return u"id, topic, subscription, event_id, reason, last_outcome, last_http_status, attempts,"
+           " publish_ms, last_attempt_ms, dead_lettered_ms, blob_path, event_type"_s;
+}
+
+DeadLetterEntry deadLetterFromListRow(const QSqlQuery &row)
+{
+    DeadLetterEntry entry;
+    entry.id = row.value(0).toLongLong();
+    entry.topic = row.value(1).toString();
+    entry.subscription = row.value(2).toString();
+    entry.eventId = row.value(3).toString();
+    entry.reason = static_cast<DeadLetterReason>(row.value(4).toInt());
+    entry.lastOutcome = static_cast<DeliveryOutcome>(row.value(5).toInt());
+    entry.lastHttpStatus = row.value(6).toInt();
+    entry.attempts = row.value(7).toInt();
+    entry.publishMs = row.value(8).toLongLong();
+    entry.lastAttemptMs = row.value(9).toLongLong();
+    entry.deadLetteredMs = row.value(10).toLongLong();
+    entry.blobPath = row.value(11).toString();
+    entry.eventType = row.value(12).toString();
+    return entry;
+}
+
+DeadLetterModel::DeadLetterModel(StoreReader *reader, QObject *parent)
+    : QAbstractTableModel(parent)
+    , m_reader(reader)
+{
+}
+
+void DeadLetterModel::setFilter(const DeadLetterFilter &filter)
+{
+    m_filter = filter;
+    reload();
+}
+
+void DeadLetterModel::reload()
+{
+    ++m_generation;
+    beginResetModel();
+    m_rows.clear();
+    m_nextBeforeId = 0;
+    m_atEnd = false;
+    m_fetching = false;
+    m_lastError.clear();
+    endResetModel();
+    // A view (or tester) reacting to the reset may already have asked for the first page.
+    if (!m_fetching)
+        fetchPage();
+}
+
+void DeadLetterModel::removeIds(const QList<qint64> &ids)
+{
+    for (const qint64 id : ids) {
+        const int row = rowOfId(id);
+        if (row < 0)
+            continue;
+        beginRemoveRows(QModelIndex(), row, row);
+        m_rows.removeAt(row);
+        endRemoveRows();
+    }
+}
+
+int DeadLetterModel::rowOfId(qint64 id) const
+{
+    // Rows are in descending id order.
+    const auto it = std::lower_bound(m_rows.cbegin(), m_rows.cend(), id,
+                                     [](const DeadLetterEntry &entry, qint64 value) {
+                                         return entry.id > value;
+                                     });
+    return it != m_rows.cend() && it->id == id ? int(it - m_rows.cbegin()) : -1;
+}
+
+bool DeadLetterModel::canFetchMore(const QModelIndex &parent) const
+{
+    return !parent.isValid() && !m_atEnd && !m_fetching && m_lastError.isEmpty()
+        && !m_reader->storePath().isEmpty();
+}
+
+void DeadLetterModel::fetchMore(const QModelIndex &parent)
+{
+    if (canFetchMore(parent))
+        fetchPage();
+}
+
+void DeadLetterModel::fetchPage()
+{
+    if (m_reader->storePath().isEmpty()) {
+        m_atEnd = true;
+        return;
+    }
+    m_fetching = true;
+    const quint64 generation = m_generation;
+    const qint64 beforeId = m_nextBeforeId;
+    const DeadLetterFilter filter = m_filter;
+    const QString storePath = m_reader->storePath();
+    m_reader->run(this, [this, generation, beforeId, filter, storePath](QSqlDatabase &database) -> StoreReader::Continuation {
+        QList<DeadLetterEntry> rows;
+        QString error;
+        if (!database.isOpen()) {
+            error = storeReadError(storePath, database.lastError().isValid()
+                                       ? database.lastError().text()
+                                       : tr("the file does not exist"));
+        } else {
+            QVariantList values;
+            const QString sql = u"SELECT "_s + deadLetterListColumns() + u" FROM dead_letters"_s
+                + filter.whereClause(beforeId, &values) + u" ORDER BY id DESC LIMIT ?"_s;
+            QSqlQuery query(database);
+            query.setForwardOnly(true);
+            query.prepare(sql);
+            for (const QVariant &value : std::as_const(values))
+                query.addBindValue(value);
+            query.addBindValue(PageSize);
+            if (!query.exec()) {
+                error = storeReadError(storePath, query.lastError().text());
+            } else {
+                rows.reserve(PageSize);
+                while (query.next())
+                    rows.append(deadLetterFromListRow(query));
+                if (query.lastError().isValid())
+                    error = storeReadError(storePath, query.lastError().text());
+            }
+        }
+        return [this, generation, rows = std::move(rows), error]() mutable {
+            pageArrived(generation, std::move(rows), error);
+        };
+    });
+}
+
+void DeadLetterModel::pageArrived(quint64 generation, QList<DeadLetterEntry> rows,
+                                  const QString &error)
+{
+    if (generation != m_generation)
+        return;
+    const int arrived = int(rows.size());
+    m_fetching = false;
+    m_lastError = error;
+    if (!error.isEmpty() || rows.size() < PageSize)
+        m_atEnd = true;
+    if (!rows.isEmpty()) {
+        // Set before the rows are announced: a view or tester may ask for the next page while
+        // they are being inserted.
+        m_nextBeforeId = rows.constLast().id;
+        const int first = int(m_rows.size());
+        beginInsertRows(QModelIndex(), first, first + int(rows.size()) - 1);
+        m_rows.append(std::move(rows));
+        endInsertRows();
+    }
+    Q_EMIT pageLoaded(arrived, error);
+}
+
+int DeadLetterModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int DeadLetterModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant DeadLetterModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return QVariant();
+    const DeadLetterEntry &entry = m_rows.at(index.row());
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case TimeColumn:
+            return formatTime(entry.deadLetteredMs);
+        case TopicColumn:
+            return entry.topic;
+        case SubscriptionColumn:
+            return entry.subscription;
+        case EventIdColumn:
+            return entry.eventId;
+        case EventTypeColumn:
+            return entry.eventType;
+        case ReasonColumn:
+            return deadLetterReasonName(entry.reason);
+        case OutcomeColumn:
+            return deliveryOutcomeName(entry.lastOutcome);
+        case StatusColumn:
+            return entry.lastHttpStatus > 0 ? QString::number(entry.lastHttpStatus) : u"—"_s;
+        case AttemptsColumn:
+            return entry.attempts;
+        }
+        break;
+    case Qt::DecorationRole:
+        if (index.column() == OutcomeColumn)
+            return outcomeColor(entry.lastOutcome);
+        break;
+    case Qt::TextAlignmentRole:
+        if (index.column() == StatusColumn || index.column() == AttemptsColumn)
+            return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+        return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
+    case Qt::ToolTipRole:
+        switch (index.column()) {
+        case TimeColumn:
+            return tr("Dead-lettered at %1\nPublished at %2\nLast attempt at %3")
+                .arg(formatTime(entry.deadLetteredMs), formatTime(entry.publishMs),
+                     formatTime(entry.lastAttemptMs));
+        case StatusColumn:
+            return entry.lastHttpStatus > 0
+                ? tr("HTTP status of the last attempt: %1").arg(entry.lastHttpStatus)
+                : tr("The last attempt got no HTTP response");
+        case AttemptsColumn:
+            return tr("%n delivery attempt(s) before dead-lettering", nullptr, entry.attempts);
+        case ReasonColumn:
+            return deadLetterReasonName(entry.reason);
+        default:
+            return tr("Blob %1").arg(entry.blobPath);
+        }
+    case IdRole:
+        return entry.id;
+    case BlobPathRole:
+        return entry.blobPath;
+    default:
+        break;
+    }
+    return QVariant();
+}
+
+QVariant DeadLetterModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0
+        || section >= ColumnCount)
+        return QVariant();
+    switch (section) {
+    case TimeColumn:
+        return tr("Dead-lettered");
+    case TopicColumn:
+        return tr("Topic");
+    case SubscriptionColumn:
+        return tr("Subscription");
+    case EventIdColumn:
+        return tr("Event id");
+    case EventTypeColumn:
+        return tr("Event type");
+    case ReasonColumn:
+        return tr("Reason");
+    case OutcomeColumn:
+        return tr("Last outcome");
+    case StatusColumn:
+        return tr("Status");
+    case AttemptsColumn:
+        return tr("Attempts");
+    }
+    return QVariant();
+}
+
+} // namespace EventDesk::Ui

@@ -1,0 +1,111 @@
+#pragma once
+
+#include "store/DeliveryStore.h"
+
+#include <QAbstractTableModel>
+#include <QList>
+#include <QString>
+#include <QVariantList>
+
+#include <optional>
+
+class QSqlQuery;
+
+namespace EventDesk::Ui {
+
+class StoreReader;
+
+// What the dead-letter browser shows. Empty / zero / nullopt members match everything.
+struct DeadLetterFilter
+{
+    QString topic;
+    QString subscription;
+    DeadLetterReason reason = DeadLetterReason::None;
+    std::optional<DeliveryOutcome> lastOutcome;
+    qint64 fromMs = 0; // dead_lettered_ms >= fromMs
+    qint64 toMs = 0; // dead_lettered_ms <= toMs
+    QString text; // substring of the record (ASCII letters ignore case)
+
+    bool isEmpty() const;
+    bool operator==(const DeadLetterFilter &other) const = default;
+
+    // " WHERE ..." (or empty) for dead_letters; beforeId > 0 adds the keyset condition id < ?.
+    QString whereClause(qint64 beforeId, QVariantList *values) const;
+};
+
+// The dead letters of the workspace, newest first, read page by page through keyset pagination
+// (id < last id seen, never OFFSET, so every page costs the same). fetchMore() reads the next
+// page on the reader thread; rows arrive a moment later. Rows hold the index fields, not the
+// record bytes (the detail pane reads those for one row at a time).
+class DeadLetterModel final : public QAbstractTableModel
+{
+    Q_OBJECT
+
+public:
+    static constexpr int PageSize = 200;
+
+    enum Column {
+        TimeColumn,
+        EventIdColumn,
+        ReasonColumn,
+        OutcomeColumn,
+        StatusColumn,
+        AttemptsColumn,
+        SubscriptionColumn,
+        TopicColumn,
+        EventTypeColumn,
+        ColumnCount
+    };
+
+    enum Role {
+        IdRole = Qt::UserRole + 1, // qint64
+        BlobPathRole,
+    };
+
+    explicit DeadLetterModel(StoreReader *reader, QObject *parent = nullptr);
+
+    // Clears the rows and reads the first page of the filter.
+    void setFilter(const DeadLetterFilter &filter);
+    const DeadLetterFilter &filter() const { return m_filter; }
+    // Reads the first page again (after resubmits, deletes, or new dead letters).
+    void reload();
+    // Takes rows out without reading the store (the ids were deleted).
+    void removeIds(const QList<qint64> &ids);
+
+    bool isFetching() const { return m_fetching; }
+    bool isAtEnd() const { return m_atEnd; }
+    QString lastError() const { return m_lastError; }
+    const DeadLetterEntry &entry(int row) const { return m_rows.at(row); }
+    int rowOfId(qint64 id) const;
+
+    int rowCount(const QModelIndex &parent = QModelIndex()) const override;
+    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+    bool canFetchMore(const QModelIndex &parent) const override;
+    void fetchMore(const QModelIndex &parent) override;
+
+Q_SIGNALS:
+    // A page arrived (rows: how many; 0 at the end), or could not be read (error).
+    void pageLoaded(int rows, const QString &error);
+
+private:
+    void fetchPage();
+    void pageArrived(quint64 generation, QList<DeadLetterEntry> rows, const QString &error);
+
+    StoreReader *m_reader = nullptr;
+    DeadLetterFilter m_filter;
+    QList<DeadLetterEntry> m_rows;
+    qint64 m_nextBeforeId = 0; // keyset of the next page: the smallest id read so far
+    quint64 m_generation = 0;
+    bool m_fetching = false;
+    bool m_atEnd = false;
+    QString m_lastError;
+};
+
+// The columns the list reads (everything but the record and event bytes), and one row of them.
+QString deadLetterListColumns();
+DeadLetterEntry deadLetterFromListRow(const QSqlQuery &row);
+
+} // namespace EventDesk::Ui

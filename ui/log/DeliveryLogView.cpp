@@ -1,0 +1,426 @@
+#include "DeliveryLogView.h"
+
+#include "DeliveryLogModel.h"
+#include "StoreReader.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QMenu>
+#include <QScrollBar>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+
+namespace EventDesk::Ui {
+
+namespace {
+
+// QTableView keeps its scroll range stale until its delayed layout runs; restoring a position
+// right after a change needs the range now.
+class LogTableView final : public QTableView
+{
+public:
+    using QTableView::QTableView;
+    void syncGeometry() { updateGeometries(); }
+};
+
+constexpr int SearchDelayMs = 200;
+
+// The outcomes a webhook attempt can have (SPEC §7), success first, then by family.
+constexpr DeliveryOutcome webhookOutcomes[] = {
+    DeliveryOutcome::Delivered,      DeliveryOutcome::Busy,
+    DeliveryOutcome::TimedOut,       DeliveryOutcome::NotFound,
+    DeliveryOutcome::GenericError,   DeliveryOutcome::BadRequest,
+    DeliveryOutcome::Unauthorized,   DeliveryOutcome::Forbidden,
+    DeliveryOutcome::PayloadTooLarge, DeliveryOutcome::SocketError,
+    DeliveryOutcome::ResolutionError, DeliveryOutcome::Aborted,
+    DeliveryOutcome::Probation,      DeliveryOutcome::Canceled,
+};
+
+} // namespace
+
+struct DeliveryLogView::ScrollAnchor
+{
+    enum class Mode { FollowNewest, StayAtTop, KeepRow };
+    Mode mode = Mode::FollowNewest;
+    qint64 sequence = -1; // KeepRow: the source row at the top of the viewport
+    int viewportTop = 0; // and where it was drawn
+};
+
+DeliveryLogView::DeliveryLogView(QWidget *parent)
+    : QWidget(parent)
+    , m_model(new DeliveryLogModel(this))
+    , m_filter(new DeliveryLogFilterModel(this))
+    , m_reader(new StoreReader(this))
+    , m_table(new LogTableView(this))
+    , m_search(new QLineEdit(this))
+    , m_subscriptionCombo(new QComboBox(this))
+    , m_outcomeCombo(new QComboBox(this))
+    , m_onlyFailures(new QCheckBox(tr("Only &failures"), this))
+    , m_countLabel(new QLabel(this))
+    , m_statusLabel(new QLabel(this))
+    , m_searchTimer(new QTimer(this))
+    , m_countTimer(new QTimer(this))
+{
+    m_filter->setSourceModel(m_model);
+
+    m_search->setPlaceholderText(tr("Filter by event id…"));
+    m_search->setClearButtonEnabled(true);
+    m_search->setToolTip(tr("Show only attempts that carried an event whose id contains this "
+                            "text (Ctrl+F)"));
+    auto *findAction = new QAction(this);
+    findAction->setShortcut(QKeySequence::Find);
+    findAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    addAction(findAction);
+    connect(findAction, &QAction::triggered, m_search, [this] {
+        m_search->setFocus(Qt::ShortcutFocusReason);
+        m_search->selectAll();
+    });
+
+    m_subscriptionCombo->setToolTip(tr("Show the attempts of one subscription"));
+    m_subscriptionCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_subscriptionCombo->setMinimumContentsLength(16);
+    rebuildSubscriptionChoices();
+
+    m_outcomeCombo->setToolTip(tr("Show the attempts with one outcome"));
+    m_outcomeCombo->addItem(tr("All outcomes"));
+    for (const DeliveryOutcome outcome : webhookOutcomes)
+        m_outcomeCombo->addItem(deliveryOutcomeName(outcome), int(outcome));
+    m_onlyFailures->setToolTip(tr("Hide successful deliveries"));
+
+    m_countLabel->setObjectName(u"countLabel"_s);
+    m_countLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_statusLabel->setVisible(false);
+    m_statusLabel->setWordWrap(true);
+
+    auto *filterBar = new QHBoxLayout;
+    filterBar->addWidget(m_search, 2);
+    filterBar->addWidget(m_subscriptionCombo, 1);
+    filterBar->addWidget(m_outcomeCombo);
+    filterBar->addWidget(m_onlyFailures);
+    filterBar->addStretch();
+    filterBar->addWidget(m_countLabel);
+
+    m_table->setModel(m_filter);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
+    m_table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+    m_table->setAlternatingRowColors(true);
+    m_table->setShowGrid(false);
+    m_table->setWordWrap(false);
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_table->verticalHeader()->setVisible(false);
+    // Uniform rows: no per-row measuring, whatever the number of rows.
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
+    QHeaderView *header = m_table->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    header->setStretchLastSection(true);
+    header->setHighlightSections(false);
+    const QFontMetrics metrics = fontMetrics();
+    const auto width = [&metrics](const QString &sample) {
+        return metrics.horizontalAdvance(sample) + 28;
+    };
+    m_table->setColumnWidth(DeliveryLogModel::TimeColumn, width(u"8888-88-88 88:88:88"_s));
+    m_table->setColumnWidth(DeliveryLogModel::TopicColumn, width(u"orders-topic"_s));
+    m_table->setColumnWidth(DeliveryLogModel::SubscriptionColumn, width(u"subscription-one"_s));
+    m_table->setColumnWidth(DeliveryLogModel::EventsColumn, width(u"9f3c2a1e-7b4d-4c1a (+99)"_s));
+    m_table->setColumnWidth(DeliveryLogModel::AttemptColumn, width(tr("Attempt")));
+    m_table->setColumnWidth(DeliveryLogModel::StatusColumn, width(tr("Status")));
+    m_table->setColumnWidth(DeliveryLogModel::OutcomeColumn, width(u"PayloadTooLarge"_s) + 12);
+    m_table->setColumnWidth(DeliveryLogModel::DurationColumn, width(u"88.88 s"_s));
+    header->setSortIndicator(DeliveryLogModel::TimeColumn, Qt::AscendingOrder);
+    m_table->setSortingEnabled(true);
+    m_table->setToolTip(tr("Double-click or press Enter to inspect the event's history"));
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(filterBar);
+    layout->addWidget(m_statusLabel);
+    layout->addWidget(m_table, 1);
+
+    m_searchTimer->setSingleShot(true);
+    m_searchTimer->setInterval(SearchDelayMs);
+    connect(m_search, &QLineEdit::textChanged, m_searchTimer, qOverload<>(&QTimer::start));
+    connect(m_searchTimer, &QTimer::timeout, this, [this] {
+        m_filter->setEventIdText(m_search->text());
+        updateCountLabel();
+    });
+    connect(m_subscriptionCombo, &QComboBox::currentIndexChanged, this,
+            &DeliveryLogView::applySubscriptionChoice);
+    connect(m_outcomeCombo, &QComboBox::currentIndexChanged, this,
+            &DeliveryLogView::applyOutcomeChoice);
+    connect(m_onlyFailures, &QCheckBox::toggled, this, [this](bool checked) {
+        m_filter->setOnlyFailures(checked);
+        updateCountLabel();
+    });
+    connect(m_model, &DeliveryLogModel::subscriptionsChanged, this,
+            &DeliveryLogView::rebuildSubscriptionChoices);
+    connect(m_table, &QTableView::activated, this, &DeliveryLogView::inspectRow);
+    connect(m_table, &QWidget::customContextMenuRequested, this,
+            &DeliveryLogView::showContextMenu);
+
+    // The count is refreshed at most a few times per second, whatever the rate of attempts.
+    m_countTimer->setSingleShot(true);
+    m_countTimer->setInterval(150);
+    connect(m_countTimer, &QTimer::timeout, this, &DeliveryLogView::updateCountLabel);
+    const auto scheduleCount = [this] {
+        if (!m_countTimer->isActive())
+            m_countTimer->start();
+    };
+    connect(m_filter, &QAbstractItemModel::rowsInserted, this, scheduleCount);
+    connect(m_filter, &QAbstractItemModel::rowsRemoved, this, scheduleCount);
+    connect(m_filter, &QAbstractItemModel::modelReset, this, scheduleCount);
+    updateCountLabel();
+}
+
+DeliveryLogView::~DeliveryLogView() = default;
+
+void DeliveryLogView::setStorePath(const QString &sqliteFile)
+{
+    const quint64 generation = ++m_historyGeneration;
+    m_model->clear();
+    m_liveWhileLoading.clear();
+    m_reader->setStorePath(sqliteFile);
+    m_loadingHistory = !sqliteFile.isEmpty();
+    m_statusLabel->setVisible(false);
+    if (!m_loadingHistory)
+        return;
+    updateCountLabel();
+    m_reader->run(this, [this, generation, sqliteFile](QSqlDatabase &database) -> StoreReader::Continuation {
+        QList<AttemptLogEntry> entries;
+        QString error;
+        if (!database.isOpen()) {
+            error = storeReadError(sqliteFile, database.lastError().isValid()
+                                       ? database.lastError().text()
+                                       : tr("the file does not exist"));
+        } else {
+            QSqlQuery query(database);
+            query.setForwardOnly(true);
+            query.prepare(u"SELECT "_s + attemptLogColumns()
+                          + u" FROM attempt_log ORDER BY id DESC LIMIT ?"_s);
+            query.addBindValue(HistoryRows);
+            if (!query.exec()) {
+                error = storeReadError(sqliteFile, query.lastError().text());
+            } else {
+                entries.reserve(HistoryRows);
+                while (query.next())
+                    entries.append(attemptLogEntryFromRow(query));
+                if (query.lastError().isValid())
+                    error = storeReadError(sqliteFile, query.lastError().text());
+                std::reverse(entries.begin(), entries.end());
+            }
+        }
+        return [this, generation, entries = std::move(entries), error]() mutable {
+            historyArrived(generation, std::move(entries), error);
+        };
+    });
+}
+
+void DeliveryLogView::historyArrived(quint64 generation, QList<AttemptLogEntry> entries,
+                                     const QString &error)
+{
+    if (generation != m_historyGeneration)
+        return;
+    m_loadingHistory = false;
+    if (!error.isEmpty()) {
+        m_statusLabel->setText(error);
+        m_statusLabel->setVisible(true);
+    }
+    if (!m_liveWhileLoading.isEmpty()) {
+        entries.removeIf([this](const AttemptLogEntry &entry) {
+            return m_liveWhileLoading.contains(attemptIdentity(entry));
+        });
+        m_liveWhileLoading.clear();
+    }
+    const ScrollAnchor anchor = captureScroll();
+    m_model->prependHistory(entries);
+    restoreScroll(anchor);
+    updateCountLabel();
+    Q_EMIT historyLoaded(int(entries.size()), error);
+}
+
+void DeliveryLogView::appendAttempts(const QList<AttemptLogEntry> &entries)
+{
+    if (entries.isEmpty())
+        return;
+    if (m_loadingHistory) {
+        for (const AttemptLogEntry &entry : entries)
+            m_liveWhileLoading.insert(attemptIdentity(entry));
+    }
+    const ScrollAnchor anchor = captureScroll();
+    m_model->append(entries);
+    restoreScroll(anchor);
+}
+
+DeliveryLogView::ScrollAnchor DeliveryLogView::captureScroll() const
+{
+    ScrollAnchor anchor;
+    const QScrollBar *bar = m_table->verticalScrollBar();
+    if (bar->value() >= bar->maximum()) {
+        anchor.mode = ScrollAnchor::Mode::FollowNewest;
+        return anchor;
+    }
+    if (bar->value() <= bar->minimum()) {
+        anchor.mode = ScrollAnchor::Mode::StayAtTop;
+        return anchor;
+    }
+    const QModelIndex top = m_table->indexAt(QPoint(1, 1));
+    if (!top.isValid()) {
+        anchor.mode = ScrollAnchor::Mode::StayAtTop;
+        return anchor;
+    }
+    anchor.mode = ScrollAnchor::Mode::KeepRow;
+    anchor.sequence = m_model->sequence(m_filter->mapToSource(top).row());
+    anchor.viewportTop = m_table->rowViewportPosition(top.row());
+    return anchor;
+}
+
+void DeliveryLogView::restoreScroll(const ScrollAnchor &anchor)
+{
+    QScrollBar *bar = m_table->verticalScrollBar();
+    switch (anchor.mode) {
+    case ScrollAnchor::Mode::FollowNewest:
+        m_table->scrollToBottom();
+        return;
+    case ScrollAnchor::Mode::StayAtTop:
+        bar->setValue(bar->minimum());
+        return;
+    case ScrollAnchor::Mode::KeepRow:
+        break;
+    }
+    static_cast<LogTableView *>(m_table)->syncGeometry();
+    const int sourceRow = m_model->rowOfSequence(anchor.sequence);
+    if (sourceRow < 0) {
+        // The row left the ring: the oldest row still there is the closest.
+        bar->setValue(bar->minimum());
+        return;
+    }
+    const QModelIndex proxyIndex = m_filter->mapFromSource(m_model->index(sourceRow, 0));
+    if (!proxyIndex.isValid())
+        return;
+    const int shift = m_table->rowViewportPosition(proxyIndex.row()) - anchor.viewportTop;
+    if (shift != 0)
+        bar->setValue(bar->value() + shift);
+}
+
+void DeliveryLogView::setFilterSubscription(const QString &topic, const QString &subscription)
+{
+    if (subscription.isEmpty()) {
+        m_subscriptionCombo->setCurrentIndex(0);
+        return;
+    }
+    const QStringList key{topic, subscription};
+    int index = m_subscriptionCombo->findData(key);
+    if (index < 0) {
+        m_subscriptionCombo->addItem(tr("%1 / %2").arg(topic, subscription), key);
+        index = m_subscriptionCombo->count() - 1;
+    }
+    m_subscriptionCombo->setCurrentIndex(index);
+}
+
+void DeliveryLogView::rebuildSubscriptionChoices()
+{
+    const QVariant current = m_subscriptionCombo->currentData();
+    const QSignalBlocker blocker(m_subscriptionCombo);
+    if (m_subscriptionCombo->count() == 0)
+        m_subscriptionCombo->addItem(tr("All subscriptions"));
+    for (const auto &[topic, subscription] : m_model->subscriptions()) {
+        const QStringList key{topic, subscription};
+        if (m_subscriptionCombo->findData(key) < 0)
+            m_subscriptionCombo->addItem(tr("%1 / %2").arg(topic, subscription), key);
+    }
+    const int index = current.isValid() ? m_subscriptionCombo->findData(current) : 0;
+    m_subscriptionCombo->setCurrentIndex(std::max(0, index));
+}
+
+void DeliveryLogView::applySubscriptionChoice()
+{
+    const QStringList key = m_subscriptionCombo->currentData().toStringList();
+    if (key.size() == 2)
+        m_filter->setSubscription(key.at(0), key.at(1));
+    else
+        m_filter->setSubscription(QString(), QString());
+    updateCountLabel();
+}
+
+void DeliveryLogView::applyOutcomeChoice()
+{
+    const QVariant value = m_outcomeCombo->currentData();
+    m_filter->setOutcome(value.isValid()
+                             ? std::optional<DeliveryOutcome>(static_cast<DeliveryOutcome>(value.toInt()))
+                             : std::nullopt);
+    updateCountLabel();
+}
+
+void DeliveryLogView::updateCountLabel()
+{
+    const QLocale locale;
+    const int total = m_model->rowCount();
+    const int shown = m_filter->rowCount();
+    QString text = shown == total
+        ? tr("%1 attempts").arg(locale.toString(total))
+        : tr("%1 of %2 attempts").arg(locale.toString(shown), locale.toString(total));
+    if (m_loadingHistory)
+        text += tr(" (loading history…)");
+    m_countLabel->setText(text);
+    m_countLabel->setToolTip(tr("The log keeps the newest %1 attempts")
+                                 .arg(locale.toString(m_model->capacity())));
+}
+
+void DeliveryLogView::inspectRow(const QModelIndex &proxyIndex)
+{
+    if (!proxyIndex.isValid())
+        return;
+    const QStringList ids = proxyIndex.siblingAtColumn(DeliveryLogModel::EventsColumn)
+                                .data(DeliveryLogModel::EventIdsRole)
+                                .toStringList();
+    if (!ids.isEmpty())
+        Q_EMIT inspectEventRequested(ids.constFirst());
+}
+
+void DeliveryLogView::showContextMenu(const QPoint &position)
+{
+    const QModelIndex index = m_table->indexAt(position);
+    if (!index.isValid())
+        return;
+    const QStringList ids = index.data(DeliveryLogModel::EventIdsRole).toStringList();
+    const int sourceRow = m_filter->mapToSource(index).row();
+    const AttemptLogEntry attempt = m_model->entry(sourceRow);
+
+    QMenu menu(this);
+    constexpr int MaxListed = 10;
+    for (qsizetype i = 0; i < ids.size() && i < MaxListed; ++i) {
+        const QString id = ids.at(i);
+        QAction *inspect = menu.addAction(tr("Inspect event %1").arg(id));
+        connect(inspect, &QAction::triggered, this, [this, id] { Q_EMIT inspectEventRequested(id); });
+        if (i == 0)
+            menu.setDefaultAction(inspect);
+    }
+    menu.addSeparator();
+    QAction *copyIds = menu.addAction(tr("Copy event ids"));
+    connect(copyIds, &QAction::triggered, this,
+            [ids] { QApplication::clipboard()->setText(ids.join(u'\n')); });
+    QAction *onlyThis = menu.addAction(tr("Show only %1 / %2").arg(attempt.topic, attempt.subscription));
+    connect(onlyThis, &QAction::triggered, this, [this, attempt] {
+        setFilterSubscription(attempt.topic, attempt.subscription);
+    });
+    menu.exec(m_table->viewport()->mapToGlobal(position));
+}
+
+} // namespace EventDesk::Ui

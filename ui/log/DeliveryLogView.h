@@ -1,0 +1,86 @@
+#pragma once
+
+#include "store/DeliveryStore.h"
+
+#include <QList>
+#include <QSet>
+#include <QString>
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QTableView;
+class QTimer;
+
+namespace EventDesk::Ui {
+
+class DeliveryLogFilterModel;
+class DeliveryLogModel;
+class StoreReader;
+
+// PRODUCT.md "Delivery log": every attempt (time, subscription, attempt number, status code,
+// outcome, duration, next due), filterable. History comes from the store's attempt_log (read on a
+// thread of its own); live rows come from EngineHost::attemptsLogged.
+class DeliveryLogView final : public QWidget
+{
+    Q_OBJECT
+
+public:
+    // How much history setStorePath() loads (the newest rows of attempt_log).
+    static constexpr int HistoryRows = 20000;
+
+    explicit DeliveryLogView(QWidget *parent = nullptr);
+    ~DeliveryLogView() override;
+
+    // Loads the newest history of this store without blocking; rows appended meanwhile stay.
+    void setStorePath(const QString &sqliteFile);
+    // Live rows (EngineHost::attemptsLogged), oldest first.
+    void appendAttempts(const QList<EventDesk::AttemptLogEntry> &entries);
+
+    // Narrows the log to one subscription (empty: all), e.g. from the workspace tree.
+    void setFilterSubscription(const QString &topic, const QString &subscription);
+
+    bool isLoadingHistory() const { return m_loadingHistory; }
+    DeliveryLogModel *logModel() const { return m_model; }
+    DeliveryLogFilterModel *filterModel() const { return m_filter; }
+    QTableView *tableView() const { return m_table; }
+
+Q_SIGNALS:
+    void inspectEventRequested(const QString &eventId);
+    // setStorePath()'s history is in the view (rows: how many were read), or could not be read.
+    void historyLoaded(int rows, const QString &error);
+
+private:
+    struct ScrollAnchor;
+    ScrollAnchor captureScroll() const;
+    void restoreScroll(const ScrollAnchor &anchor);
+    void rebuildSubscriptionChoices();
+    void applySubscriptionChoice();
+    void applyOutcomeChoice();
+    void updateCountLabel();
+    void showContextMenu(const QPoint &position);
+    void inspectRow(const QModelIndex &proxyIndex);
+    void historyArrived(quint64 generation, QList<AttemptLogEntry> entries, const QString &error);
+
+    DeliveryLogModel *m_model = nullptr;
+    DeliveryLogFilterModel *m_filter = nullptr;
+    StoreReader *m_reader = nullptr;
+    QTableView *m_table = nullptr;
+    QLineEdit *m_search = nullptr;
+    QComboBox *m_subscriptionCombo = nullptr;
+    QComboBox *m_outcomeCombo = nullptr;
+    QCheckBox *m_onlyFailures = nullptr;
+    QLabel *m_countLabel = nullptr;
+    QLabel *m_statusLabel = nullptr;
+    QTimer *m_searchTimer = nullptr;
+    QTimer *m_countTimer = nullptr;
+
+    quint64 m_historyGeneration = 0;
+    bool m_loadingHistory = false;
+    // Live rows that arrived while the history was being read; the store may already hold them.
+    QSet<QString> m_liveWhileLoading;
+};
+
+} // namespace EventDesk::Ui

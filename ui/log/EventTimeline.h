@@ -1,0 +1,60 @@
+#pragma once
+
+#include "store/DeliveryStore.h"
+
+#include <QColor>
+#include <QList>
+#include <QString>
+#include <QWidget>
+
+namespace EventDesk::Ui {
+
+// Everything the store still knows about one event id.
+struct EventHistory
+{
+    QString eventId;
+    QList<AttemptLogEntry> attempts; // oldest first
+    QList<DeadLetterEntry> deadLetters; // record included, event body not
+    QList<DroppedEntry> drops;
+    QList<DeliveryRecord> unfinished; // deliveries that have not reached their fate
+    QList<StoredEvent> events; // while the event still has unfinished deliveries
+};
+
+// One event's history drawn as a vertical timeline: per subscription its attempts (markers in the
+// outcome's colour, with status, outcome, duration and the wait until the next one) and its fate
+// at the end (delivered, dead-lettered, dropped, or still pending).
+class EventTimeline final : public QWidget
+{
+    Q_OBJECT
+
+public:
+    struct Item
+    {
+        enum class Kind { Lane, Attempt, Fate };
+        Kind kind = Kind::Attempt;
+        QString title;
+        QString detail;
+        QColor color; // marker colour (attempts and fates)
+        DeliveryState fate = DeliveryState::Pending; // Kind::Fate
+    };
+
+    explicit EventTimeline(QWidget *parent = nullptr);
+
+    void setHistory(const EventHistory &history);
+    void clear();
+    const QList<Item> &items() const { return m_items; }
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void changeEvent(QEvent *event) override;
+
+private:
+    int itemHeight(const Item &item) const;
+
+    QList<Item> m_items;
+};
+
+} // namespace EventDesk::Ui

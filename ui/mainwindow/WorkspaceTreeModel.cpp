@@ -1,0 +1,348 @@
+#include "WorkspaceTreeModel.h"
+
+#include "common/Format.h"
+
+#include <QApplication>
+#include <QFont>
+#include <QIcon>
+#include <QPainter>
+#include <QPixmap>
+#include <QPalette>
+
+using namespace Qt::StringLiterals;
+
+namespace EventDesk::Ui {
+
+namespace {
+
+// Subscription rows carry their topic's row + 1 as internal id; topic rows carry 0.
+constexpr quintptr TopicMarker = 0;
+
+QString schemaLabel(EventSchema schema)
+{
+    switch (schema) {
+    case EventSchema::EventGrid:
+        return QCoreApplication::translate("WorkspaceTreeModel", "Event Grid schema");
+    case EventSchema::CloudEvents10:
+        return QCoreApplication::translate("WorkspaceTreeModel", "CloudEvents 1.0");
+    case EventSchema::Custom:
+        return QCoreApplication::translate("WorkspaceTreeModel", "Custom schema");
+    }
+    return {};
+}
+
+// A small round status light for the name column (a plain QColor decoration fills the row).
+QIcon statusLight(const QColor &color)
+{
+    static QHash<QRgb, QIcon> cache;
+    auto it = cache.constFind(color.rgba());
+    if (it != cache.cend())
+        return *it;
+    QIcon icon;
+    for (int size : {12, 16, 24, 32}) {
+        QPixmap pixmap(size, size);
+        pixmap.fill(Qt::transparent);
+        QPainter painter(&pixmap);
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setPen(QPen(color.darker(130), size / 12.0));
+        painter.setBrush(color);
+        const qreal margin = size * 0.2;
+        painter.drawEllipse(QRectF(margin, margin, size - 2 * margin, size - 2 * margin));
+        painter.end();
+        icon.addPixmap(pixmap);
+    }
+    cache.insert(color.rgba(), icon);
+    return icon;
+}
+
+quint64 sum(const QHash<DeadLetterReason, quint64> &counts)
+{
+    quint64 total = 0;
+    for (quint64 value : counts)
+        total += value;
+    return total;
+}
+
+} // namespace
+
+WorkspaceTreeModel::WorkspaceTreeModel(QObject *parent)
+    : QAbstractItemModel(parent)
+{
+}
+
+void WorkspaceTreeModel::setWorkspace(const Workspace &workspace)
+{
+    // Keep the live state of subscriptions that survive the change.
+    QHash<QString, SubscriptionRow> previous;
+    for (const TopicRow &topic : std::as_const(m_topics)) {
+        for (const SubscriptionRow &subscription : topic.subscriptions)
+            previous.insert(topic.name.toLower() + u'/' + subscription.name.toLower(), subscription);
+    }
+    beginResetModel();
+    m_topics.clear();
+    for (const Topic &topic : workspace.topics) {
+        TopicRow row;
+        row.name = topic.name;
+        row.inputSchema = topic.inputSchema;
+        row.counters.topic = topic.name;
+        for (const EventSubscription &subscription : topic.eventSubscriptions) {
+            SubscriptionRow child = previous.value(topic.name.toLower() + u'/' + subscription.name.toLower());
+            child.name = subscription.name;
+            child.endpoint = subscription.endpointUrl.toString();
+            child.enabled = subscription.enabled;
+            row.subscriptions.append(child);
+        }
+        m_topics.append(row);
+    }
+    endResetModel();
+}
+
+void WorkspaceTreeModel::applySnapshot(const EngineSnapshot &snapshot)
+{
+    m_nowMs = snapshot.nowMs;
+    for (int topicRow = 0; topicRow < m_topics.size(); ++topicRow) {
+        TopicRow &topic = m_topics[topicRow];
+        for (const TopicSnapshot &counters : snapshot.topics) {
+            if (counters.topic.compare(topic.name, Qt::CaseInsensitive) == 0)
+                topic.counters = counters;
+        }
+        for (int row = 0; row < topic.subscriptions.size(); ++row) {
+            SubscriptionRow &subscription = topic.subscriptions[row];
+            for (const SubscriptionSnapshot &state : snapshot.subscriptions) {
+                if (state.topic.compare(topic.name, Qt::CaseInsensitive) == 0
+                    && state.subscription.compare(subscription.name, Qt::CaseInsensitive) == 0) {
+                    subscription.state = state;
+                    subscription.hasState = true;
+                }
+            }
+        }
+        const QModelIndex parentIndex = index(topicRow, 0);
+        Q_EMIT dataChanged(index(topicRow, StateColumn), index(topicRow, DeadLetterColumn));
+        if (!topic.subscriptions.isEmpty()) {
+            Q_EMIT dataChanged(index(0, NameColumn, parentIndex),
+                               index(int(topic.subscriptions.size()) - 1, DeadLetterColumn, parentIndex));
+        }
+    }
+}
+
+QModelIndex WorkspaceTreeModel::topicIndex(const QString &topic) const
+{
+    for (int row = 0; row < m_topics.size(); ++row) {
+        if (m_topics.at(row).name.compare(topic, Qt::CaseInsensitive) == 0)
+            return index(row, 0);
+    }
+    return {};
+}
+
+QModelIndex WorkspaceTreeModel::subscriptionIndex(const QString &topic, const QString &subscription) const
+{
+    const QModelIndex parentIndex = topicIndex(topic);
+    if (!parentIndex.isValid())
+        return {};
+    const TopicRow &row = m_topics.at(parentIndex.row());
+    for (int child = 0; child < row.subscriptions.size(); ++child) {
+        if (row.subscriptions.at(child).name.compare(subscription, Qt::CaseInsensitive) == 0)
+            return index(child, 0, parentIndex);
+    }
+    return {};
+}
+
+QModelIndex WorkspaceTreeModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (row < 0 || column < 0 || column >= ColumnCount)
+        return {};
+    if (!parent.isValid())
+        return row < m_topics.size() ? createIndex(row, column, TopicMarker) : QModelIndex();
+    if (parent.internalId() != TopicMarker || parent.row() >= m_topics.size())
+        return {};
+    if (row >= m_topics.at(parent.row()).subscriptions.size())
+        return {};
+    return createIndex(row, column, quintptr(parent.row()) + 1);
+}
+
+QModelIndex WorkspaceTreeModel::parent(const QModelIndex &child) const
+{
+    if (!child.isValid() || child.internalId() == TopicMarker)
+        return {};
+    return createIndex(int(child.internalId() - 1), 0, TopicMarker);
+}
+
+int WorkspaceTreeModel::rowCount(const QModelIndex &parent) const
+{
+    if (!parent.isValid())
+        return int(m_topics.size());
+    if (parent.column() != 0 || parent.internalId() != TopicMarker || parent.row() >= m_topics.size())
+        return 0;
+    return int(m_topics.at(parent.row()).subscriptions.size());
+}
+
+int WorkspaceTreeModel::columnCount(const QModelIndex &) const
+{
+    return ColumnCount;
+}
+
+Qt::ItemFlags WorkspaceTreeModel::flags(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return Qt::NoItemFlags;
+    return Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+}
+
+QVariant WorkspaceTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case NameColumn:
+        return tr("Name");
+    case StateColumn:
+        return tr("State");
+    case BacklogColumn:
+        return tr("Backlog");
+    case DeadLetterColumn:
+        return tr("Dead letters");
+    }
+    return {};
+}
+
+QVariant WorkspaceTreeModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid())
+        return {};
+    if (index.internalId() == TopicMarker) {
+        if (index.row() >= m_topics.size())
+            return {};
+        return topicData(m_topics.at(index.row()), index.column(), role);
+    }
+    const int topicRow = int(index.internalId() - 1);
+    if (topicRow >= m_topics.size() || index.row() >= m_topics.at(topicRow).subscriptions.size())
+        return {};
+    const TopicRow &topic = m_topics.at(topicRow);
+    return subscriptionData(topic, topic.subscriptions.at(index.row()), index.column(), role);
+}
+
+QVariant WorkspaceTreeModel::topicData(const TopicRow &topic, int column, int role) const
+{
+    switch (role) {
+    case KindRole:
+        return u"topic"_s;
+    case TopicNameRole:
+        return topic.name;
+    case Qt::DisplayRole:
+        switch (column) {
+        case NameColumn:
+            return topic.name;
+        case StateColumn:
+            return tr("%n event(s) published", nullptr, int(topic.counters.published));
+        case BacklogColumn: {
+            qint64 backlog = 0;
+            for (const SubscriptionRow &subscription : topic.subscriptions)
+                backlog += subscription.state.backlog;
+            return backlog;
+        }
+        case DeadLetterColumn: {
+            quint64 deadLetters = 0;
+            for (const SubscriptionRow &subscription : topic.subscriptions)
+                deadLetters += sum(subscription.state.deadLetteredByReason);
+            return deadLetters;
+        }
+        }
+        break;
+    case Qt::ToolTipRole:
+        return tr("Topic %1 (%2)\nPublished: %3, unmatched: %4, rejected requests: %5")
+            .arg(topic.name, schemaLabel(topic.inputSchema))
+            .arg(topic.counters.published)
+            .arg(topic.counters.unmatched)
+            .arg(topic.counters.rejectedRequests);
+    case Qt::FontRole:
+        if (column == NameColumn) {
+            QFont font;
+            font.setBold(true);
+            return font;
+        }
+        break;
+    case Qt::TextAlignmentRole:
+        if (column == BacklogColumn || column == DeadLetterColumn)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        break;
+    }
+    return {};
+}
+
+QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const SubscriptionRow &subscription,
+                                              int column, int role) const
+{
+    const SubscriptionSnapshot &state = subscription.state;
+    const bool inProbation = state.probationState != ProbationTracker::State::Healthy;
+    switch (role) {
+    case KindRole:
+        return u"subscription"_s;
+    case TopicNameRole:
+        return topic.name;
+    case SubscriptionNameRole:
+        return subscription.name;
+    case InProbationRole:
+        return inProbation;
+    case Qt::DisplayRole:
+        switch (column) {
+        case NameColumn:
+            return subscription.name;
+        case StateColumn:
+            if (!subscription.enabled)
+                return tr("Disabled");
+            if (state.probationState == ProbationTracker::State::InProbation)
+                return tr("Probation until %1 (%2)")
+                    .arg(formatClock(state.probationUntilMs), deliveryOutcomeName(state.probationCause));
+            if (state.probationState == ProbationTracker::State::HalfOpen)
+                return tr("Probing (%1)").arg(deliveryOutcomeName(state.probationCause));
+            return tr("Healthy");
+        case BacklogColumn:
+            return state.backlog + state.inFlight;
+        case DeadLetterColumn:
+            return sum(state.deadLetteredByReason);
+        }
+        break;
+    case Qt::ToolTipRole: {
+        QString tip = tr("%1 → %2\nMatched %3, delivered %4, in flight %5, waiting %6")
+                          .arg(subscription.name, subscription.endpoint)
+                          .arg(state.matched)
+                          .arg(state.delivered)
+                          .arg(state.inFlight)
+                          .arg(state.backlog);
+        if (inProbation) {
+            tip += u'\n'
+                + tr("In probation because of %1 after %n consecutive failure(s); ends in %2.", nullptr,
+                     state.consecutiveFailures)
+                      .arg(deliveryOutcomeName(state.probationCause),
+                           formatDuration(std::max<qint64>(0, state.probationUntilMs - m_nowMs)));
+        }
+        return tip;
+    }
+    case Qt::ForegroundRole:
+        if (column == StateColumn) {
+            if (!subscription.enabled)
+                return QApplication::palette().color(QPalette::Disabled, QPalette::Text);
+            if (inProbation)
+                return outcomeColor(state.probationCause);
+            return outcomeColor(DeliveryOutcome::Delivered);
+        }
+        if (column == DeadLetterColumn && sum(state.deadLetteredByReason) > 0)
+            return outcomeColor(DeliveryOutcome::BadRequest);
+        break;
+    case Qt::DecorationRole:
+        if (column == NameColumn) {
+            if (!subscription.enabled)
+                return statusLight(QApplication::palette().color(QPalette::Disabled, QPalette::Text));
+            return statusLight(inProbation ? outcomeColor(state.probationCause)
+                                           : outcomeColor(DeliveryOutcome::Delivered));
+        }
+        break;
+    case Qt::TextAlignmentRole:
+        if (column == BacklogColumn || column == DeadLetterColumn)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        break;
+    }
+    return {};
+}
+
+} // namespace EventDesk::Ui

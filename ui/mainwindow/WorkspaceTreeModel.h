@@ -1,0 +1,68 @@
+#pragma once
+
+#include "engine/EngineSnapshot.h"
+#include "model/Workspace.h"
+
+#include <QAbstractItemModel>
+#include <QHash>
+
+namespace EventDesk::Ui {
+
+// Topics and their event subscriptions with live state badges (healthy / probation until
+// HH:MM:SS and why / disabled, backlog, dead letters). Structure changes only when the workspace
+// changes; snapshots update the badge columns with dataChanged, never a reset.
+class WorkspaceTreeModel final : public QAbstractItemModel
+{
+    Q_OBJECT
+
+public:
+    enum Column { NameColumn, StateColumn, BacklogColumn, DeadLetterColumn, ColumnCount };
+    enum Role {
+        KindRole = Qt::UserRole + 1, // "topic" or "subscription"
+        TopicNameRole,
+        SubscriptionNameRole,
+        InProbationRole,
+    };
+
+    explicit WorkspaceTreeModel(QObject *parent = nullptr);
+
+    void setWorkspace(const Workspace &workspace);
+    void applySnapshot(const EngineSnapshot &snapshot);
+
+    QModelIndex topicIndex(const QString &topic) const;
+    QModelIndex subscriptionIndex(const QString &topic, const QString &subscription) const;
+
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
+    QModelIndex parent(const QModelIndex &child) const override;
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+
+private:
+    struct SubscriptionRow
+    {
+        QString name;
+        QString endpoint;
+        bool enabled = true;
+        SubscriptionSnapshot state;
+        bool hasState = false;
+    };
+    struct TopicRow
+    {
+        QString name;
+        EventSchema inputSchema = EventSchema::EventGrid;
+        QList<SubscriptionRow> subscriptions;
+        TopicSnapshot counters;
+    };
+
+    QVariant topicData(const TopicRow &topic, int column, int role) const;
+    QVariant subscriptionData(const TopicRow &topic, const SubscriptionRow &subscription, int column,
+                              int role) const;
+
+    QList<TopicRow> m_topics;
+    qint64 m_nowMs = 0;
+};
+
+} // namespace EventDesk::Ui
