@@ -6,6 +6,10 @@
 #include "deadletters/DeadLetterBrowser.h"
 #include "deadletters/DeadLetterModel.h"
 #include "editor/SubscriptionEditor.h"
+#include "keychain/KeychainSecretStore.h"
+#include "io/SecretCache.h"
+#include "io/SecretStore.h"
+#include "io/TopicEndpoint.h"
 #include "io/WorkspaceFolder.h"
 #include "log/DeliveryLogView.h"
 #include "log/EventInspector.h"
@@ -23,6 +27,7 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHeaderView>
+#include <QHostAddress>
 #include <QInputDialog>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -84,11 +89,16 @@ MainWindow::MainWindow(Options options, QWidget *parent)
 {
     setWindowTitle(tr("EventDesk"));
     setWindowIcon(QIcon(u":/icons/eventdesk.svg"_s));
+    auto *keychain = new KeychainSecretStore;
+    m_keychain.reset(keychain);
+    m_secretCache = std::make_shared<SecretCache>(QList<SecretStore *>{keychain});
     createActions();
     createViews();
     createMenus();
     restoreWindowState();
 
+    connect(m_keychain.get(), &SecretStore::availabilityChanged, this, &MainWindow::updateSecretsStatus);
+    keychain->checkAvailability();
     connect(&m_host, &EngineHost::started, this, &MainWindow::onEngineStarted);
     connect(&m_host, &EngineHost::snapshotReady, this, &MainWindow::onSnapshot);
     connect(&m_host, &EngineHost::attemptsLogged, m_log, &DeliveryLogView::appendAttempts);
@@ -162,6 +172,10 @@ void MainWindow::createActions()
         m_tabs->setCurrentWidget(m_deadLetters);
     });
 
+    m_secretStorageAction = new QAction(QIcon::fromTheme(u"dialog-password"_s), tr("&Secret Storage…"), this);
+    m_secretStorageAction->setToolTip(tr("Where secret header values, topic keys and storage keys are kept"));
+    connect(m_secretStorageAction, &QAction::triggered, this, &MainWindow::chooseSecretStorage);
+
     m_aboutAction = new QAction(tr("&About EventDesk"), this);
     connect(m_aboutAction, &QAction::triggered, this, [this] {
         QMessageBox::about(this, tr("About EventDesk"),
@@ -214,7 +228,7 @@ void MainWindow::createViews()
     m_log = new DeliveryLogView;
     m_deadLetters = new DeadLetterBrowser(&m_host);
 
-    connect(m_editor, &SubscriptionEditor::saveRequested, this, &MainWindow::saveSubscription);
+    connect(m_editor, &SubscriptionEditor::saveRequested, this, &MainWindow::storeSecretsThenSave);
     connect(m_editor, &SubscriptionEditor::revertRequested, this, [this] {
         if (m_editingIsNew) {
             m_editingTopic.clear();
@@ -274,8 +288,13 @@ void MainWindow::createViews()
     m_stateLabel = new QLabel(tr("Starting…"));
     m_totalsLabel = new QLabel;
     m_listenLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_secretsLabel = new QLabel;
+    m_secretsLabel->setTextFormat(Qt::RichText);
+    m_secretsLabel->setVisible(false);
+    connect(m_secretsLabel, &QLabel::linkActivated, this, &MainWindow::chooseSecretStorage);
     statusBar()->addWidget(m_stateLabel);
     statusBar()->addWidget(m_listenLabel);
+    statusBar()->addWidget(m_secretsLabel);
     statusBar()->addPermanentWidget(m_totalsLabel);
 }
 
@@ -300,6 +319,8 @@ void MainWindow::createMenus()
     workspace->addAction(m_deleteAction);
     workspace->addSeparator();
     workspace->addAction(m_showDeadLettersAction);
+    workspace->addSeparator();
+    workspace->addAction(m_secretStorageAction);
 
     QMenu *events = menuBar()->addMenu(tr("&Events"));
     events->addAction(m_sendAction);
@@ -365,15 +386,40 @@ void MainWindow::openWorkspace(const QString &directory)
     m_editingTopic.clear();
     m_editingSubscription.clear();
     m_editor->setEnabled(false);
-    m_stateLabel->setText(tr("Starting engine…"));
+    m_host.stop();
     EngineHost::Config config;
     config.workspaceDirectory = m_workspaceDirectory;
     config.listenHost = m_options.listenHost;
     config.listenPort = m_options.listenPort;
     config.timeScale = m_options.timeScale;
     config.jitter = m_options.jitter;
-    m_host.start(config);
+    config.secrets = m_secretCache;
+    QHostAddress address(m_options.listenHost);
+    if (m_options.listenHost.compare(u"localhost"_s, Qt::CaseInsensitive) == 0)
+        address = QHostAddress::LocalHost;
+    if (config.listenPort == 0)
+        config.listenPort = TopicEndpoint::findFreePort(address);
     setWindowTitle(tr("%1[*] — EventDesk").arg(QFileInfo(m_workspaceDirectory).fileName()));
+
+    // The secrets the workspace needs are loaded before its engine starts, so that the first
+    // deliveries already carry their secret headers.
+    const QString host = m_options.listenHost.contains(u':') ? u'[' + m_options.listenHost + u']' : m_options.listenHost;
+    auto workspace = WorkspaceFolder::openOrCreate(m_workspaceDirectory,
+                                                   u"http://%1:%2"_s.arg(host).arg(config.listenPort));
+    if (!workspace) {
+        onEngineStarted(false, workspace.error(), QString());
+        return;
+    }
+    m_stateLabel->setText(tr("Loading secrets…"));
+    QPointer<MainWindow> self(this);
+    m_secretCache->load(workspace.value(), [self, config](const QList<SecretProblem> &problems) {
+        if (!self)
+            return;
+        self->m_secretProblems = problems;
+        self->updateSecretsStatus();
+        self->m_stateLabel->setText(tr("Starting engine…"));
+        self->m_host.start(config);
+    });
 }
 
 void MainWindow::onEngineStarted(bool ok, const QString &error, const QString &listenUrl)
@@ -477,7 +523,7 @@ bool MainWindow::confirmLeavingEditor()
                                  tr("The subscription has invalid settings; fix them or discard the changes."));
             return false;
         }
-        saveSubscription(m_editor->subscription());
+        storeSecretsThenSave(m_editor->subscription());
         return true;
     case SubscriptionEditor::DiscardChoice::Discard:
         m_editor->markSaved();
@@ -610,6 +656,12 @@ void MainWindow::saveSubscription(const EventSubscription &subscription)
         self->m_workspace = changed;
         self->m_treeModel->setWorkspace(changed);
         self->m_tree->expandAll();
+        self->m_secretCache->load(changed, [self](const QList<SecretProblem> &problems) {
+            if (self) {
+                self->m_secretProblems = problems;
+                self->updateSecretsStatus();
+            }
+        });
         self->m_editingTopic = topicName;
         self->m_editingSubscription = subscription.name;
         self->m_editingIsNew = false;
@@ -936,6 +988,124 @@ void MainWindow::exportSubscriptions()
         return;
     }
     statusBar()->showMessage(tr("Exported %n subscription(s) to %1", nullptr, int(items.size())).arg(path), 5000);
+}
+
+SecretStore *MainWindow::activeSecretStore() const
+{
+    return m_alternativeSecretStore ? m_alternativeSecretStore.get() : m_keychain.get();
+}
+
+void MainWindow::updateSecretsStatus()
+{
+    SecretStore *store = activeSecretStore();
+    QString text;
+    QStringList details;
+    if (store->availability() == SecretStore::Availability::Unavailable) {
+        text = tr("⚠ Secrets unavailable: %1 — <a href=\"choose\">choose where to keep them…</a>")
+                   .arg(store->unavailabilityReason().toHtmlEscaped());
+    } else if (!store->warning().isEmpty()) {
+        text = tr("⚠ %1").arg(store->warning().toHtmlEscaped());
+    }
+    for (const SecretProblem &problem : std::as_const(m_secretProblems))
+        details << tr("%1: %2").arg(problem.purpose, problem.reason);
+    if (!m_secretProblems.isEmpty()) {
+        if (text.isEmpty())
+            text = tr("⚠ %n secret(s) unavailable — <a href=\"choose\">details…</a>", nullptr,
+                      int(m_secretProblems.size()));
+    }
+    m_secretsLabel->setText(text);
+    m_secretsLabel->setToolTip(details.join(u'\n'));
+    m_secretsLabel->setVisible(!text.isEmpty());
+}
+
+void MainWindow::chooseSecretStorage()
+{
+    QMessageBox box(this);
+    box.setWindowTitle(tr("Secret Storage"));
+    box.setIcon(QMessageBox::Information);
+    SecretStore *store = activeSecretStore();
+    QString state = tr("Secrets are kept in: %1.").arg(store->description());
+    if (store->availability() == SecretStore::Availability::Unavailable)
+        state = tr("The system keychain cannot be used: %1").arg(store->unavailabilityReason());
+    box.setText(state);
+    QStringList lines;
+    for (const SecretProblem &problem : std::as_const(m_secretProblems))
+        lines << tr("• %1 — %2").arg(problem.purpose, problem.reason);
+    QString informative = tr("Secret delivery-header values, topic access keys and storage account keys are never "
+                             "written to workspace.json, the store or logs. Without a working keychain you can "
+                             "keep them for this run only (they are lost when EventDesk quits), or store them in a "
+                             "file readable only by you (plain text on disk).");
+    if (!lines.isEmpty())
+        informative += u"\n\n"_s + tr("Unavailable now:") + u'\n' + lines.join(u'\n');
+    box.setInformativeText(informative);
+    QPushButton *keychainButton = box.addButton(tr("Use the System Keychain"), QMessageBox::AcceptRole);
+    QPushButton *memoryButton = box.addButton(tr("Keep for This Run Only"), QMessageBox::ActionRole);
+    QPushButton *fileButton = box.addButton(tr("Store in a Private File"), QMessageBox::ActionRole);
+    box.addButton(QMessageBox::Cancel);
+    box.exec();
+    QAbstractButton *clicked = box.clickedButton();
+    if (clicked == keychainButton) {
+        static_cast<KeychainSecretStore *>(m_keychain.get())->checkAvailability();
+        useSecretStore(nullptr);
+    } else if (clicked == memoryButton) {
+        useSecretStore(std::make_unique<MemorySecretStore>(MemorySecretStore::Usage::ThisRunOnly));
+    } else if (clicked == fileButton) {
+        useSecretStore(std::make_unique<FileSecretStore>(FileSecretStore::defaultFilePath()));
+    }
+}
+
+void MainWindow::useSecretStore(std::unique_ptr<SecretStore> store)
+{
+    // The engine holds the cache: start it again on a cache over the chosen store.
+    m_alternativeSecretStore = std::move(store);
+    m_secretCache = std::make_shared<SecretCache>(QList<SecretStore *>{activeSecretStore()});
+    updateSecretsStatus();
+    if (!m_workspaceDirectory.isEmpty())
+        openWorkspace(m_workspaceDirectory);
+}
+
+void MainWindow::storeSecretsThenSave(EventSubscription subscription)
+{
+    // SPEC H2: a secret header's value goes to the secret store, never into workspace.json; an
+    // empty value means "keep the stored one".
+    QList<std::pair<QString, QString>> pending;
+    for (DeliveryHeader &header : subscription.deliveryHeaders) {
+        if (header.kind != DeliveryHeader::Kind::Static || !header.secret || header.value.isEmpty())
+            continue;
+        pending.append({SecretKeys::deliveryHeader(m_editingTopic, subscription.name, header.name), header.value});
+        header.value.clear();
+    }
+    if (pending.isEmpty()) {
+        saveSubscription(subscription);
+        return;
+    }
+    SecretStore *store = activeSecretStore();
+    if (store->availability() == SecretStore::Availability::Unavailable) {
+        m_editor->showSaveError(tr("Secret header values cannot be stored: %1. Choose where to keep secrets "
+                                   "(Workspace ▸ Secret Storage…) and save again.")
+                                    .arg(store->unavailabilityReason()));
+        return;
+    }
+    auto remaining = std::make_shared<int>(int(pending.size()));
+    auto failure = std::make_shared<QString>();
+    QPointer<MainWindow> self(this);
+    for (const auto &[key, value] : std::as_const(pending)) {
+        store->write(key, value, [self, key, value, remaining, failure, subscription](const Expected<void> &result) {
+            if (!self)
+                return;
+            if (result)
+                self->m_secretCache->setValue(key, value);
+            else if (failure->isEmpty())
+                *failure = result.error();
+            if (--*remaining > 0)
+                return;
+            if (!failure->isEmpty()) {
+                self->m_editor->showSaveError(tr("A secret header value could not be stored: %1").arg(*failure));
+                return;
+            }
+            self->saveSubscription(subscription);
+        });
+    }
 }
 
 } // namespace EventDesk::Ui

@@ -6,12 +6,20 @@
 #include <QMainWindow>
 #include <QPointer>
 
+#include <memory>
+
 class QAction;
 class QLabel;
 class QMenu;
 class QSplitter;
 class QTabWidget;
 class QTreeView;
+
+namespace EventDesk {
+class SecretCache;
+class SecretStore;
+struct SecretProblem;
+} // namespace EventDesk
 
 namespace EventDesk::Ui {
 
@@ -57,6 +65,11 @@ public:
     void selectSubscription(const QString &topic, const QString &subscription);
     void showSendDialog();
 
+    // Keeps secrets in store instead of the system keychain (the opt-ins offered when no keychain
+    // works; tests). Restarts the engine of the open workspace on the new store.
+    void useSecretStore(std::unique_ptr<SecretStore> store);
+    SecretStore *activeSecretStore() const;
+
 protected:
     void closeEvent(QCloseEvent *event) override;
 
@@ -88,10 +101,19 @@ private:
     void saveSubscription(const EventSubscription &subscription);
     void applyWorkspace(const Workspace &workspace, const QString &successMessage);
 
+    // Secrets (SPEC H2): the system keychain, or an alternative the user opted into.
+    void updateSecretsStatus();
+    void chooseSecretStorage();
+    void storeSecretsThenSave(EventSubscription subscription);
+
     void addRecentWorkspace(const QString &directory);
     void rebuildRecentMenu();
 
     Options m_options;
+    std::unique_ptr<SecretStore> m_keychain;
+    std::unique_ptr<SecretStore> m_alternativeSecretStore; // opt-in: this run only, or a 0600 file
+    std::shared_ptr<SecretCache> m_secretCache;
+    QList<SecretProblem> m_secretProblems;
     EngineHost m_host;
     Workspace m_workspace;
     QString m_workspaceDirectory;
@@ -116,6 +138,8 @@ private:
     QLabel *m_listenLabel = nullptr;
     QLabel *m_stateLabel = nullptr;
     QLabel *m_totalsLabel = nullptr;
+    QLabel *m_secretsLabel = nullptr;
+    QAction *m_secretStorageAction = nullptr;
 
     QMenu *m_recentMenu = nullptr;
     QAction *m_newWorkspaceAction = nullptr;

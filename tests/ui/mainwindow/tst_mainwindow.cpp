@@ -6,6 +6,8 @@
 #include "editor/SubscriptionEditor.h"
 #include "mainwindow/MainWindow.h"
 #include "mainwindow/WorkspaceTreeModel.h"
+#include "io/SecretStore.h"
+#include "io/TestReceiverService.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
@@ -132,6 +134,7 @@ private Q_SLOTS:
     void createSubscriptionInvalidThenValid();
     void sendEventCountedAsDelivered();
     void failingReceiverDeadLetterResubmitted();
+    void secretHeaderGoesToSecretStoreNotWorkspace();
 };
 
 void tst_MainWindow::initTestCase()
@@ -248,6 +251,60 @@ void tst_MainWindow::failingReceiverDeadLetterResubmitted()
     QTRY_COMPARE_WITH_TIMEOUT(fixture.state(u"failing"_s).delivered, quint64(1), 15000);
     browser->reload();
     QTRY_COMPARE_WITH_TIMEOUT(browser->model()->rowCount(), 0, 10000);
+}
+
+void tst_MainWindow::secretHeaderGoesToSecretStoreNotWorkspace()
+{
+    Fixture fixture;
+    Ui::MainWindow &window = *fixture.window;
+    // The opt-in "this run only" store stands in for the keychain (SPEC H2).
+    window.useSecretStore(std::make_unique<MemorySecretStore>(MemorySecretStore::Usage::ThisRunOnly));
+    QTRY_VERIFY_WITH_TIMEOUT(window.engineHost()->isRunning(), 20000);
+    window.selectSubscription(u"orders"_s, u"ok-sub"_s);
+    QCOMPARE(window.editor()->subscription().name, u"ok-sub"_s);
+
+    EventSubscription edited = window.editor()->subscription();
+    DeliveryHeader header;
+    header.name = u"X-Api-Key"_s;
+    header.kind = DeliveryHeader::Kind::Static;
+    header.secret = true;
+    header.value = u"very-secret-value-42"_s;
+    edited.deliveryHeaders.append(header);
+    Q_EMIT window.editor()->saveRequested(edited);
+
+    // Saved: the workspace file names the header but never holds its value.
+    QTRY_VERIFY_WITH_TIMEOUT(!window.engineHost()->workspace().topics.at(0).eventSubscriptions.at(0).deliveryHeaders.isEmpty(),
+                             10000);
+    QFile file(fixture.directory.path() + u"/workspace.json"_s);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray saved = file.readAll();
+    QVERIFY(saved.contains("X-Api-Key"));
+    QVERIFY(!saved.contains("very-secret-value-42"));
+
+    // The store holds it, and deliveries carry it.
+    QString stored;
+    window.activeSecretStore()->read(SecretKeys::deliveryHeader(u"orders"_s, u"ok-sub"_s, u"X-Api-Key"_s),
+                                     [&stored](const Expected<std::optional<QString>> &value) {
+                                         if (value && value.value())
+                                             stored = *value.value();
+                                     });
+    QTRY_COMPARE(stored, u"very-secret-value-42"_s);
+    window.engineHost()->publish(u"orders"_s, oneEvent(u"secret-1"_s), "application/json", [](const PublishResult &) {});
+    QByteArray received;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            window.engineHost()->receiverRecords(u"ok"_s, 0, [&received](const QList<ReceivedRequest> &records) {
+                for (const ReceivedRequest &record : records) {
+                    for (const auto &[name, value] : record.headers) {
+                        if (name.compare("x-api-key", Qt::CaseInsensitive) == 0)
+                            received = value;
+                    }
+                }
+            });
+            return !received.isEmpty();
+        }(),
+        15000);
+    QCOMPARE(received, "very-secret-value-42"_ba);
 }
 
 QTEST_MAIN(tst_MainWindow)
