@@ -176,6 +176,21 @@ void MainWindow::createActions()
     m_secretStorageAction->setToolTip(tr("Where secret header values, topic keys and storage keys are kept"));
     connect(m_secretStorageAction, &QAction::triggered, this, &MainWindow::chooseSecretStorage);
 
+    m_revalidateAction = new QAction(QIcon::fromTheme(u"view-refresh"_s), tr("&Validate Endpoint Again"), this);
+    m_revalidateAction->setToolTip(tr("Run the endpoint validation handshake of this subscription again"));
+    connect(m_revalidateAction, &QAction::triggered, this, [this] {
+        const QString subscription = selectedSubscription();
+        QPointer<MainWindow> self(this);
+        m_host.revalidateSubscription(selectedTopic(), subscription, [self, subscription](const Expected<void> &result) {
+            if (!self)
+                return;
+            if (result)
+                self->statusBar()->showMessage(tr("Validating the endpoint of %1…").arg(subscription), 5000);
+            else
+                QMessageBox::warning(self, tr("Validation not started"), result.error());
+        });
+    });
+
     m_aboutAction = new QAction(tr("&About EventDesk"), this);
     connect(m_aboutAction, &QAction::triggered, this, [this] {
         QMessageBox::about(this, tr("About EventDesk"),
@@ -214,6 +229,7 @@ void MainWindow::createViews()
             if (!selectedSubscription().isEmpty()) {
                 menu.addAction(m_toggleEnabledAction);
                 menu.addAction(m_showDeadLettersAction);
+                menu.addAction(m_revalidateAction);
             }
             menu.addAction(m_deleteAction);
             menu.addSeparator();
@@ -319,6 +335,7 @@ void MainWindow::createMenus()
     workspace->addAction(m_deleteAction);
     workspace->addSeparator();
     workspace->addAction(m_showDeadLettersAction);
+    workspace->addAction(m_revalidateAction);
     workspace->addSeparator();
     workspace->addAction(m_secretStorageAction);
 
@@ -576,6 +593,7 @@ void MainWindow::updateActions()
     m_deleteAction->setEnabled(running && hasTopic);
     m_toggleEnabledAction->setEnabled(running && hasSubscription);
     m_showDeadLettersAction->setEnabled(running && hasSubscription);
+    m_revalidateAction->setEnabled(running && hasSubscription);
     m_sendAction->setEnabled(running && !m_workspace.topics.isEmpty());
     m_importAction->setEnabled(running && hasTopic);
     m_exportAction->setEnabled(running && hasTopic);

@@ -154,6 +154,7 @@ private:
     QAction *m_deleteAction = nullptr;
     QAction *m_sendAction = nullptr;
     QAction *m_showDeadLettersAction = nullptr;
+    QAction *m_revalidateAction = nullptr;
     QAction *m_aboutAction = nullptr;
 };
 

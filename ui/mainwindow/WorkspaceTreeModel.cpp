@@ -1,6 +1,7 @@
 #include "WorkspaceTreeModel.h"
 
 #include "common/Format.h"
+#include "engine/Provisioning.h"
 
 #include <QApplication>
 #include <QFont>
@@ -290,6 +291,17 @@ QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const Subsc
         case StateColumn:
             if (!subscription.enabled)
                 return tr("Disabled");
+            // Endpoint validation comes first: nothing is delivered until it succeeded.
+            switch (state.provisioningState) {
+            case ProvisioningState::Creating:
+                return tr("Validating endpoint…");
+            case ProvisioningState::AwaitingManualActionValidation:
+                return tr("Awaiting manual validation");
+            case ProvisioningState::Failed:
+                return tr("Validation failed");
+            case ProvisioningState::Succeeded:
+                break;
+            }
             if (state.probationState == ProbationTracker::State::InProbation)
                 return tr("Probation until %1 (%2)")
                     .arg(formatClock(state.probationUntilMs), deliveryOutcomeName(state.probationCause));
@@ -309,6 +321,13 @@ QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const Subsc
                           .arg(state.delivered)
                           .arg(state.inFlight)
                           .arg(state.backlog);
+        if (state.provisioningState != ProvisioningState::Succeeded) {
+            tip += u'\n' + tr("Provisioning state: %1").arg(provisioningStateName(state.provisioningState));
+            if (!state.provisioningMessage.isEmpty())
+                tip += u'\n' + state.provisioningMessage;
+            if (!state.validationUrl.isEmpty())
+                tip += u'\n' + tr("Validate by opening %1 before %2.").arg(state.validationUrl, formatClock(state.validationExpiresMs));
+        }
         if (inProbation) {
             tip += u'\n'
                 + tr("In probation because of %1 after %n consecutive failure(s); ends in %2.", nullptr,
@@ -322,6 +341,10 @@ QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const Subsc
         if (column == StateColumn) {
             if (!subscription.enabled)
                 return QApplication::palette().color(QPalette::Disabled, QPalette::Text);
+            if (state.provisioningState == ProvisioningState::Failed)
+                return outcomeColor(DeliveryOutcome::BadRequest);
+            if (state.provisioningState != ProvisioningState::Succeeded)
+                return outcomeColor(DeliveryOutcome::Busy);
             if (inProbation)
                 return outcomeColor(state.probationCause);
             return outcomeColor(DeliveryOutcome::Delivered);

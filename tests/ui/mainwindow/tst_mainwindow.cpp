@@ -37,7 +37,7 @@ quint16 freePort()
     return probe.serverPort();
 }
 
-QJsonObject subscriptionJson(const QString &name, const QString &endpoint)
+QJsonObject subscriptionJson(const QString &name, const QString &endpoint, bool validation = false)
 {
     return QJsonObject{
         {u"name"_s, name},
@@ -45,7 +45,7 @@ QJsonObject subscriptionJson(const QString &name, const QString &endpoint)
          QJsonObject{{u"destination"_s,
                       QJsonObject{{u"endpointType"_s, u"WebHook"_s},
                                   {u"properties"_s, QJsonObject{{u"endpointUrl"_s, endpoint}}}}},
-                     {u"x-eventdesk"_s, QJsonObject{{u"enabled"_s, true}, {u"validation"_s, false}}},
+                     {u"x-eventdesk"_s, QJsonObject{{u"enabled"_s, true}, {u"validation"_s, validation}}},
                      {u"deadLetterDestination"_s,
                       QJsonObject{{u"endpointType"_s, u"StorageBlob"_s},
                                   {u"properties"_s, QJsonObject{{u"resourceId"_s, u"local"_s},
@@ -53,17 +53,21 @@ QJsonObject subscriptionJson(const QString &name, const QString &endpoint)
 }
 
 // A workspace with a healthy and a failing built-in receiver; dead letters are written at once.
-void writeWorkspace(const QString &directory, quint16 port)
+void writeWorkspace(const QString &directory, quint16 port, bool withRefusingEndpoint = false)
 {
     const QString base = u"http://127.0.0.1:%1/receivers/"_s.arg(port);
+    QJsonArray subscriptions{subscriptionJson(u"ok-sub"_s, base + u"ok"_s),
+                             subscriptionJson(u"failing"_s, base + u"broken"_s)};
+    if (withRefusingEndpoint)
+        subscriptions.append(subscriptionJson(u"unvalidated"_s, base + u"refuser"_s, true));
     const QJsonObject topic{{u"name"_s, u"orders"_s},
                             {u"inputSchema"_s, u"EventGridSchema"_s},
-                            {u"eventSubscriptions"_s,
-                             QJsonArray{subscriptionJson(u"ok-sub"_s, base + u"ok"_s),
-                                        subscriptionJson(u"failing"_s, base + u"broken"_s)}}};
+                            {u"eventSubscriptions"_s, subscriptions}};
     const QJsonObject root{{u"topics"_s, QJsonArray{topic}},
                            {u"receivers"_s, QJsonArray{QJsonObject{{u"name"_s, u"ok"_s}, {u"status"_s, 200}},
-                                                       QJsonObject{{u"name"_s, u"broken"_s}, {u"status"_s, 400}}}},
+                                                       QJsonObject{{u"name"_s, u"broken"_s}, {u"status"_s, 400}},
+                                                       QJsonObject{{u"name"_s, u"refuser"_s}, {u"status"_s, 200},
+                                                                   {u"validation"_s, u"refuse"_s}}}},
                            {u"settings"_s, QJsonObject{{u"deadLetterDelaySeconds"_s, 0}}}};
     QFile file(directory + u"/workspace.json"_s);
     QVERIFY(file.open(QIODevice::WriteOnly));
@@ -93,10 +97,10 @@ QAction *findAction(QWidget &window, const QString &text)
 
 struct Fixture
 {
-    Fixture()
+    explicit Fixture(bool withRefusingEndpoint = false)
     {
         port = freePort();
-        writeWorkspace(directory.path(), port);
+        writeWorkspace(directory.path(), port, withRefusingEndpoint);
         Ui::MainWindow::Options options;
         options.listenPort = port;
         options.jitter = false;
@@ -135,6 +139,7 @@ private Q_SLOTS:
     void sendEventCountedAsDelivered();
     void failingReceiverDeadLetterResubmitted();
     void secretHeaderGoesToSecretStoreNotWorkspace();
+    void treeShowsProvisioningState();
 };
 
 void tst_MainWindow::initTestCase()
@@ -305,6 +310,24 @@ void tst_MainWindow::secretHeaderGoesToSecretStoreNotWorkspace()
         }(),
         15000);
     QCOMPARE(received, "very-secret-value-42"_ba);
+}
+
+void tst_MainWindow::treeShowsProvisioningState()
+{
+    // An Event Grid schema endpoint that does not echo the validation code stays awaiting manual
+    // validation, and the tree says so instead of "Healthy".
+    Fixture fixture(true);
+    QTRY_VERIFY_WITH_TIMEOUT(fixture.window->engineHost()->isRunning(), 20000);
+    Ui::WorkspaceTreeModel *model = fixture.window->treeModel();
+    const QModelIndex state = model->subscriptionIndex(u"orders"_s, u"unvalidated"_s)
+                                  .siblingAtColumn(Ui::WorkspaceTreeModel::StateColumn);
+    QTRY_COMPARE_WITH_TIMEOUT(state.data().toString(), u"Awaiting manual validation"_s, 15000);
+    QVERIFY(state.data(Qt::ToolTipRole).toString().contains(u"/validate/"_s));
+    QCOMPARE(model->subscriptionIndex(u"orders"_s, u"ok-sub"_s)
+                 .siblingAtColumn(Ui::WorkspaceTreeModel::StateColumn)
+                 .data()
+                 .toString(),
+             u"Healthy"_s);
 }
 
 QTEST_MAIN(tst_MainWindow)
