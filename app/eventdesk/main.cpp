@@ -22,7 +22,7 @@ int main(int argc, char *argv[])
     QApplication::setApplicationDisplayName(u"EventDesk"_s);
     QApplication::setApplicationVersion(QStringLiteral(EVENTDESK_VERSION));
     QApplication::setDesktopFileName(u"io.eventdesk.EventDesk"_s);
-    QApplication::setWindowIcon(QIcon(u":/icons/eventdesk.svg"_s));
+    QApplication::setWindowIcon(Ui::MainWindow::applicationIcon());
 
     QCommandLineParser parser;
     parser.setApplicationDescription(u"EventDesk: Azure Event Grid delivery and retry semantics on your desktop."_s);
@@ -54,11 +54,14 @@ int main(int argc, char *argv[])
     }
     options.jitter = !parser.isSet(noJitterOption);
 
+    // --workspace DIR is opened (and created with the demo content when it does not exist yet);
+    // without it, the last workspace if it still exists, else the default one.
     QString workspace = parser.value(workspaceOption);
-    if (workspace.isEmpty())
+    if (workspace.isEmpty()) {
         workspace = QSettings().value(u"workspace/last"_s).toString();
-    if (workspace.isEmpty() || !QDir(workspace).exists())
-        workspace = Ui::MainWindow::defaultWorkspaceDirectory();
+        if (workspace.isEmpty() || !QDir(workspace).exists())
+            workspace = Ui::MainWindow::defaultWorkspaceDirectory();
+    }
 
     Ui::MainWindow window(options);
     window.show();

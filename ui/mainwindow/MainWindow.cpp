@@ -13,6 +13,7 @@
 #include "io/WorkspaceFolder.h"
 #include "log/DeliveryLogView.h"
 #include "log/EventInspector.h"
+#include "receivers/ReceiversView.h"
 #include "send/SendEventDialog.h"
 
 #include <QAction>
@@ -88,7 +89,7 @@ MainWindow::MainWindow(Options options, QWidget *parent)
     , m_options(std::move(options))
 {
     setWindowTitle(tr("EventDesk"));
-    setWindowIcon(QIcon(u":/icons/eventdesk.svg"_s));
+    setWindowIcon(applicationIcon());
     auto *keychain = new KeychainSecretStore;
     m_keychain.reset(keychain);
     m_secretCache = std::make_shared<SecretCache>(QList<SecretStore *>{keychain});
@@ -117,6 +118,14 @@ QString MainWindow::defaultWorkspaceDirectory()
 {
     return QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation))
         .filePath(u"EventDesk/workspaces/default"_s);
+}
+
+QIcon MainWindow::applicationIcon()
+{
+    QIcon icon;
+    for (int size : {16, 24, 32, 48, 64, 128, 256})
+        icon.addFile(u":/icons/eventdesk-%1.png"_s.arg(size), QSize(size, size));
+    return icon;
 }
 
 void MainWindow::createActions()
@@ -277,6 +286,7 @@ void MainWindow::createViews()
     m_tabs->addTab(m_editor, QIcon::fromTheme(u"document-properties"_s), tr("Subscription"));
     m_tabs->addTab(m_log, QIcon::fromTheme(u"view-list-details"_s), tr("Delivery Log"));
     m_tabs->addTab(m_deadLetters, QIcon::fromTheme(u"mail-mark-junk"_s), tr("Dead Letters"));
+    m_tabs->addTab(new ReceiversView(&m_host), QIcon::fromTheme(u"network-server"_s), tr("Test Receivers"));
     for (int i = 0; i < m_tabs->count(); ++i) {
         auto *shortcut = new QAction(this);
         shortcut->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));

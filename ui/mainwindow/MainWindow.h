@@ -3,6 +3,7 @@
 #include "engine/EngineHost.h"
 #include "model/Workspace.h"
 
+#include <QIcon>
 #include <QMainWindow>
 #include <QPointer>
 
@@ -51,6 +52,8 @@ public:
     // Opens (or creates, with the demo content) the workspace folder and starts its engine.
     void openWorkspace(const QString &directory);
     static QString defaultWorkspaceDirectory();
+    // PNG sizes, so no image-format plugin is needed for the window icon.
+    static QIcon applicationIcon();
 
     EngineHost *engineHost() { return &m_host; }
     WorkspaceTreeModel *treeModel() const { return m_treeModel; }
