@@ -4,7 +4,7 @@ set -euo pipefail
 
 packages=(
     build-essential cmake ninja-build pkg-config
-    qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-httpserver-dev qt6-websockets-dev
+    qt6-base-dev qt6-base-dev-tools qt6-charts-dev
     qtkeychain-qt6-dev libqt6sql6-sqlite libgl-dev
     sqlite3 libsqlite3-dev curl
     nginx-light wrk # bench/run.sh: the receiver and the load baseline
