@@ -272,41 +272,55 @@ Expected<void> Engine::start(const Workspace &workspace)
         }
     }
 
-    auto unfinished = m_store->loadUnfinishedDeliveries();
-    if (!unfinished)
-        return Error(unfinished.error());
+    // Streamed: a backlog of a million deliveries is never held twice (records and engine).
     qsizetype restored = 0;
-    for (const DeliveryRecord &record : std::as_const(unfinished.value())) {
-        auto delivery = std::make_unique<Delivery>();
-        delivery->id = record.id;
-        delivery->eventSeq = record.eventSeq;
-        delivery->dueMs = record.dueMs;
-        delivery->publishMs = record.publishMs;
-        delivery->lastAttemptMs = record.lastAttemptMs;
-        delivery->deadLetterUnavailableSinceMs = record.deadLetterUnavailableSinceMs;
-        delivery->attempts = record.attempts;
-        delivery->lastHttpStatus = record.lastHttpStatus;
-        delivery->lastOutcome = record.lastOutcome;
-        delivery->reason = record.reason;
-        delivery->state = record.state == DeliveryState::DeadLetterPending
+    Subscription *lastSubscription = nullptr; // rows of one subscription tend to follow each other
+    QString lastTopic;
+    QString lastName;
+    auto loaded = m_store->forEachUnfinishedDelivery([&](const DeliveryRecord &record) {
+        Delivery &ref = m_deliveries.try_emplace(record.id).first->second;
+        ref.id = record.id;
+        ref.eventSeq = record.eventSeq;
+        ref.dueMs = record.dueMs;
+        ref.publishMs = record.publishMs;
+        ref.lastAttemptMs = record.lastAttemptMs;
+        ref.deadLetterUnavailableSinceMs = record.deadLetterUnavailableSinceMs;
+        ref.attempts = record.attempts;
+        ref.lastHttpStatus = record.lastHttpStatus;
+        ref.lastOutcome = record.lastOutcome;
+        ref.reason = record.reason;
+        ref.state = record.state == DeliveryState::DeadLetterPending
                               ? DeliveryState::DeadLetterPending
                               : DeliveryState::Pending;
-        Subscription *subscription = findSubscription(record.topic, record.subscription);
-        Delivery &ref = *delivery;
-        m_deliveries.emplace(record.id, std::move(delivery));
+        if (record.topic != lastTopic || record.subscription != lastName) {
+            lastSubscription = findSubscription(record.topic, record.subscription);
+            lastTopic = record.topic;
+            lastName = record.subscription;
+        }
+        Subscription *subscription = lastSubscription;
         if (!subscription) {
             drop(nullptr, ref, DeadLetterReason::SubscriptionDeleted, now);
-            continue;
+            return;
         }
         ref.subscriptionIndex = subscription->index;
+        // Appended in store order; each heap is built once below (linear instead of n log n).
         if (ref.state == DeliveryState::DeadLetterPending) {
-            heapPush(subscription->deadLetterPending, HeapEntry{ref.dueMs, quint64(ref.id), ref.generation});
+            subscription->deadLetterPending.push_back(HeapEntry{ref.dueMs, quint64(ref.id), ref.generation});
             ++subscription->counters.deadLetterPending;
         } else {
-            pushPending(*subscription, ref);
+            ++ref.generation;
+            subscription->pending.push_back(HeapEntry{ref.dueMs, quint64(ref.id), ref.generation});
+            ++subscription->counters.backlog;
         }
         ++restored;
+    });
+    for (const auto &subscription : m_subscriptions) {
+        std::make_heap(subscription->pending.begin(), subscription->pending.end(), std::greater<>());
+        std::make_heap(subscription->deadLetterPending.begin(), subscription->deadLetterPending.end(),
+                       std::greater<>());
     }
+    if (!loaded)
+        return Error(loaded.error());
     qCInfo(lcScheduler) << "restored" << restored << "unfinished deliveries";
 
     m_running = true;
@@ -354,10 +368,10 @@ void Engine::rebuildSubscriptions(const Workspace &workspace, qint64 now)
         abortValidation(*subscription);
         subscription->removed = true;
         QList<Delivery *> orphans;
-        for (const auto &[id, delivery] : m_deliveries) {
-            if (delivery->subscriptionIndex == subscription->index
-                && delivery->state != DeliveryState::InFlight)
-                orphans.append(delivery.get());
+        for (auto &[id, delivery] : m_deliveries) {
+            if (delivery.subscriptionIndex == subscription->index
+                && delivery.state != DeliveryState::InFlight)
+                orphans.append(&delivery);
         }
         for (Delivery *delivery : std::as_const(orphans))
             drop(subscription.get(), *delivery, DeadLetterReason::SubscriptionDeleted, now);
@@ -535,15 +549,13 @@ PublishResult Engine::publish(const QString &topicName, const QByteArray &body,
     for (qsizetype i = 0; i < records.size(); ++i) {
         const DeliveryRecord &record = records.at(i);
         Subscription &subscription = *targets.at(recordSubscription.at(i));
-        auto delivery = std::make_unique<Delivery>();
-        delivery->id = record.id;
-        delivery->eventSeq = record.eventSeq;
-        delivery->dueMs = now;
-        delivery->publishMs = now;
-        delivery->subscriptionIndex = subscription.index;
-        delivery->event = shared.value(record.eventSeq);
-        Delivery &ref = *delivery;
-        m_deliveries.emplace(record.id, std::move(delivery));
+        Delivery &ref = m_deliveries.try_emplace(record.id).first->second;
+        ref.id = record.id;
+        ref.eventSeq = record.eventSeq;
+        ref.dueMs = now;
+        ref.publishMs = now;
+        ref.subscriptionIndex = subscription.index;
+        ref.event = shared.value(record.eventSeq);
         ++subscription.counters.matched;
         pushPending(subscription, ref);
         touched.insert(&subscription);
@@ -647,7 +659,7 @@ void Engine::serviceProbationDue(Subscription &subscription, qint64 now)
         auto it = m_deliveries.find(qint64(entry.key));
         if (it == m_deliveries.end())
             continue;
-        Delivery &delivery = *it->second.get();
+        Delivery &delivery = it->second;
         if (delivery.state != DeliveryState::Pending || delivery.generation != entry.generation)
             continue;
         --subscription.counters.backlog;
@@ -685,7 +697,7 @@ int Engine::sendBatches(Subscription &subscription, qint64 now, int maxRequests)
             auto it = m_deliveries.find(qint64(entry.key));
             if (it == m_deliveries.end())
                 continue;
-            Delivery &delivery = *it->second.get();
+            Delivery &delivery = it->second;
             if (delivery.state != DeliveryState::Pending || delivery.generation != entry.generation)
                 continue;
             --subscription.counters.backlog;
@@ -941,7 +953,7 @@ void Engine::onReplyFinished(QNetworkReply *reply)
                 auto it = m_deliveries.find(id);
                 if (it == m_deliveries.end())
                     continue;
-                Delivery &delivery = *it->second.get();
+                Delivery &delivery = it->second;
                 if (delivery.state != DeliveryState::Pending || delivery.attempts != request->attempt)
                     continue;
                 ++delivery.generation; // its heap entry is now stale
@@ -965,7 +977,7 @@ void Engine::onReplyFinished(QNetworkReply *reply)
         auto it = m_deliveries.find(id);
         if (it == m_deliveries.end())
             continue;
-        Delivery &delivery = *it->second.get();
+        Delivery &delivery = it->second;
         --subscription.counters.inFlight;
         delivery.lastAttemptMs = request->sentMs;
         if (success)
@@ -987,8 +999,8 @@ void Engine::onReplyFinished(QNetworkReply *reply)
     log.outcome = outcome;
     if (!success && !request->deliveryIds.isEmpty()) {
         auto it = m_deliveries.find(request->deliveryIds.front());
-        if (it != m_deliveries.end() && it->second.get()->state == DeliveryState::Pending)
-            log.nextDueMs = it->second.get()->dueMs;
+        if (it != m_deliveries.end() && it->second.state == DeliveryState::Pending)
+            log.nextDueMs = it->second.dueMs;
     }
     m_pendingWrites.attempts.append(log);
     Q_EMIT attemptLogged(log);
@@ -1015,7 +1027,7 @@ void Engine::onRequestTimedOut(quint64 requestId, qint64 now)
         auto deliveryIt = m_deliveries.find(id);
         if (deliveryIt == m_deliveries.end())
             continue;
-        Delivery &delivery = *deliveryIt->second.get();
+        Delivery &delivery = deliveryIt->second;
         --subscription.counters.inFlight;
         delivery.lastAttemptMs = request.sentMs;
         applyFailure(subscription, delivery, DeliveryOutcome::TimedOut, 0, now);
@@ -1033,8 +1045,8 @@ void Engine::onRequestTimedOut(quint64 requestId, qint64 now)
     log.durationMs = now - request.sentMs;
     if (!request.deliveryIds.isEmpty()) {
         auto first = m_deliveries.find(request.deliveryIds.front());
-        if (first != m_deliveries.end() && first->second.get()->state == DeliveryState::Pending)
-            log.nextDueMs = first->second.get()->dueMs;
+        if (first != m_deliveries.end() && first->second.state == DeliveryState::Pending)
+            log.nextDueMs = first->second.dueMs;
     }
     m_pendingWrites.attempts.append(log);
     Q_EMIT attemptLogged(log);
@@ -1160,7 +1172,7 @@ void Engine::serviceDeadLetters(Subscription &subscription, qint64 now)
         auto it = m_deliveries.find(qint64(entry.key));
         if (it == m_deliveries.end())
             continue;
-        Delivery &delivery = *it->second.get();
+        Delivery &delivery = it->second;
         if (delivery.state != DeliveryState::DeadLetterPending || delivery.generation != entry.generation)
             continue;
         batch.push_back(&delivery);
@@ -1216,7 +1228,7 @@ void Engine::serviceDeadLetters(Subscription &subscription, qint64 now)
                 auto it = m_deliveries.find(ids.at(i));
                 if (it == m_deliveries.end())
                     continue;
-                Delivery &delivery = *it->second.get();
+                Delivery &delivery = it->second;
                 if (delivery.state != DeliveryState::DeadLetterPending)
                     continue;
                 if (blobPath) {
@@ -1293,8 +1305,8 @@ void Engine::reschedule(Subscription &subscription, qint64 now)
         while (!heap.empty()) {
             const HeapEntry &top = heap.front();
             auto it = m_deliveries.find(qint64(top.key));
-            if (it != m_deliveries.end() && it->second.get()->state == state
-                && it->second.get()->generation == top.generation)
+            if (it != m_deliveries.end() && it->second.state == state
+                && it->second.generation == top.generation)
                 return;
             heapPop(heap);
         }
@@ -1505,15 +1517,13 @@ ResubmitResult Engine::resubmitDeadLetters(const QList<qint64> &deadLetterIds)
     QSet<Subscription *> touched;
     for (qsizetype i = 0; i < events.size(); ++i) {
         Subscription &subscription = *owners.at(i);
-        auto delivery = std::make_unique<Delivery>();
-        delivery->id = records.at(i).id;
-        delivery->eventSeq = events.at(i).seq;
-        delivery->dueMs = now;
-        delivery->publishMs = now;
-        delivery->subscriptionIndex = subscription.index;
-        delivery->event = m_events->adopt(events.at(i));
-        Delivery &ref = *delivery;
-        m_deliveries.emplace(ref.id, std::move(delivery));
+        Delivery &ref = m_deliveries.try_emplace(records.at(i).id).first->second;
+        ref.id = records.at(i).id;
+        ref.eventSeq = events.at(i).seq;
+        ref.dueMs = now;
+        ref.publishMs = now;
+        ref.subscriptionIndex = subscription.index;
+        ref.event = m_events->adopt(events.at(i));
         ++subscription.counters.matched;
         pushPending(subscription, ref);
         touched.insert(&subscription);

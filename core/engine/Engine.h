@@ -195,7 +195,7 @@ private:
     std::vector<std::unique_ptr<Subscription>> m_subscriptions;
     QHash<QString, TopicSnapshot> m_topicCounters; // key: topic name (lower case)
     std::unique_ptr<EventCache> m_events; // declared before the deliveries that reference it
-    std::unordered_map<qint64, std::unique_ptr<Delivery>> m_deliveries;
+    std::unordered_map<qint64, Delivery> m_deliveries; // by value: one allocation per delivery
 
     struct HeapEntry
     {

@@ -9,6 +9,8 @@
 #include <QString>
 #include <QtGlobal>
 
+#include <functional>
+
 namespace EventDesk {
 
 // An accepted event as persisted (SPEC D1). seq is assigned by the engine (see maxIds()).
@@ -169,6 +171,20 @@ public:
     // Start-up: every delivery that has not reached its fate (Pending, InFlight,
     // DeadLetterPending). InFlight ones are returned as they were stored; the engine retries them.
     virtual Expected<QList<DeliveryRecord>> loadUnfinishedDeliveries() = 0;
+    // The same rows, streamed in id order: visit is called once per row, and the backend need not
+    // hold them all at once (a backlog of a million deliveries would otherwise cost hundreds of MB
+    // of records on top of the engine's own structures, only to be thrown away). The record passed
+    // is valid only during the call.
+    virtual Expected<void> forEachUnfinishedDelivery(
+        const std::function<void(const DeliveryRecord &)> &visit)
+    {
+        auto rows = loadUnfinishedDeliveries();
+        if (!rows)
+            return Error(rows.error());
+        for (const DeliveryRecord &record : std::as_const(rows.value()))
+            visit(record);
+        return {};
+    }
     virtual Expected<QList<StoredEvent>> loadEvents(const QList<qint64> &seqs) = 0;
     virtual Expected<QList<ProbationRecord>> loadProbation() = 0;
 

@@ -32,6 +32,8 @@ public:
                                    const QList<DeliveryRecord> &deliveries) override;
     Expected<void> commit(const StoreBatch &batch) override;
     Expected<QList<DeliveryRecord>> loadUnfinishedDeliveries() override;
+    Expected<void> forEachUnfinishedDelivery(
+        const std::function<void(const DeliveryRecord &)> &visit) override;
     Expected<QList<StoredEvent>> loadEvents(const QList<qint64> &seqs) override;
     Expected<QList<ProbationRecord>> loadProbation() override;
     Expected<QList<DeadLetterEntry>> deadLetters(const DeadLetterQuery &query) override;

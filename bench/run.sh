@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Runs every EventDesk benchmark and prints one table (markdown). Every figure is measured in this
+# run on this machine, baselines included. Starts nginx (receiver answering 204) on loopback ports
+# with a generated configuration and stops it at the end; wrk gives the receiver's own rate.
+#
+#   bench/run.sh [BUILD_DIR]        (default: build; the benchmarks are built with the project)
+#
+# Needs nginx and wrk (Debian packages nginx-light and wrk; scripts/install-deps.sh installs them).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=$(cd "${1:-$root/build}" && pwd)
+bin="$build/bench"
+for program in bench_delivery bench_publish bench_backlog bench_deadletters bench_gui_stall; do
+    [[ -x "$bin/$program" ]] || { echo "missing $bin/$program: build the project first" >&2; exit 1; }
+done
+nginx=$(command -v nginx || true)
+[[ -n "$nginx" ]] || nginx=/usr/sbin/nginx
+[[ -x "$nginx" ]] || { echo "nginx not found: apt-get install nginx-light (scripts/install-deps.sh)" >&2; exit 1; }
+command -v wrk >/dev/null || { echo "wrk not found: apt-get install wrk (scripts/install-deps.sh)" >&2; exit 1; }
+
+work=$(mktemp -d /tmp/eventdesk-bench.XXXXXX)
+chmod 755 "$work"
+cleanup() {
+    if [[ -f "$work/nginx.pid" ]]; then
+        kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+        for _ in $(seq 50); do [[ -f "$work/nginx.pid" ]] || break; sleep 0.1; done
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM # so that the EXIT trap stops nginx when interrupted
+
+# A free block of loopback ports: one for benchmarks 1, 2 and 5, 100 for benchmark 6.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+multi_base=$((20000 + RANDOM % 20000))
+
+{
+    echo "worker_processes 1;"
+    echo "pid $work/nginx.pid;"
+    echo "error_log $work/error.log warn;"
+    [[ $(id -u) -eq 0 ]] && echo "user root;"
+    echo "events { worker_connections 4096; }"
+    echo "http {"
+    echo "  access_log off;"
+    echo "  keepalive_requests 100000000;"
+    echo "  keepalive_timeout 300s;"
+    echo "  client_max_body_size 64m;"
+    echo "  client_body_temp_path $work/body;"
+    echo "  proxy_temp_path $work/proxy; fastcgi_temp_path $work/fastcgi;"
+    echo "  uwsgi_temp_path $work/uwsgi; scgi_temp_path $work/scgi;"
+    echo "  server { listen 127.0.0.1:$port; location / { return 204; } }"
+    for i in $(seq 0 99); do
+        echo "  server { listen 127.0.0.1:$((multi_base + i)); location / { return 204; } }"
+    done
+    echo "}"
+} >"$work/nginx.conf"
+"$nginx" -p "$work" -c "$work/nginx.conf" -e "$work/error.log"
+for _ in $(seq 50); do curl -s -o /dev/null -X POST "http://127.0.0.1:$port/" && break; sleep 0.1; done
+
+export QT_QPA_PLATFORM=offscreen
+export XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" XDG_CACHE_HOME="$work/cache"
+log="$work/results.txt"
+: >"$log"
+run() {
+    echo "== $*" >&2
+    "$@" | tee -a "$log" | grep '^INFO|' | sed 's/^INFO|/   /' >&2 || true
+}
+
+# wrk: the receiver's own rate for the same 1 KB POST (reference only).
+body=$(python3 -c 'import json; print(json.dumps([{"id":"0","subject":"/bench/0","eventType":"Bench.Event","eventTime":"2026-01-01T00:00:00Z","dataVersion":"1.0","data":{"pad":"x"*870}}]))')
+printf 'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = [==[%s]==]\n' "$body" >"$work/post.lua"
+wrk_rate=$(wrk -t1 -c8 -d5s -s "$work/post.lua" "http://127.0.0.1:$port/" | awk '/Requests\/sec/ {printf "%.0f", $2}')
+echo "== wrk -t1 -c8 -d5s: $wrk_rate req/s" >&2
+
+run "$bin/bench_delivery" --port "$port" --multi-port-base "$multi_base" --wrk-rate "$wrk_rate" --requests 10000
+run "$bin/bench_publish" --port "$port" --events 100000
+run "$bin/bench_backlog"
+run "$bin/bench_deadletters"
+run "$bin/bench_gui_stall" --port "$port" --requests 10000
+
+echo
+echo "| what | measured | baseline (same run) | ratio | target | met |"
+echo "|---|---|---|---|---|---|"
+grep '^RESULT|' "$log" | sed -e 's/^RESULT|//' -e 's/|/ | /g' -e 's/^/| /' -e 's/$/ |/'
