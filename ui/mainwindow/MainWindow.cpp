@@ -19,6 +19,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -27,6 +28,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QHostAddress>
 #include <QInputDialog>
@@ -200,6 +202,14 @@ void MainWindow::createActions()
         });
     });
 
+    m_topicKeyAction = new QAction(QIcon::fromTheme(u"dialog-password"_s), tr("Topic &Access Key…"), this);
+    m_topicKeyAction->setToolTip(tr("Require publishers of this topic to send an access key (aeg-sas-key)"));
+    connect(m_topicKeyAction, &QAction::triggered, this, &MainWindow::editTopicAccessKey);
+
+    m_storageKeyAction = new QAction(QIcon::fromTheme(u"dialog-password"_s), tr("Storage Account &Key…"), this);
+    m_storageKeyAction->setToolTip(tr("The key of the Azure Storage account this subscription dead-letters to"));
+    connect(m_storageKeyAction, &QAction::triggered, this, &MainWindow::editStorageAccountKey);
+
     m_aboutAction = new QAction(tr("&About EventDesk"), this);
     connect(m_aboutAction, &QAction::triggered, this, [this] {
         QMessageBox::about(this, tr("About EventDesk"),
@@ -239,9 +249,11 @@ void MainWindow::createViews()
                 menu.addAction(m_toggleEnabledAction);
                 menu.addAction(m_showDeadLettersAction);
                 menu.addAction(m_revalidateAction);
+                menu.addAction(m_storageKeyAction);
             }
             menu.addAction(m_deleteAction);
             menu.addSeparator();
+            menu.addAction(m_topicKeyAction);
             menu.addAction(m_exportAction);
             menu.addAction(m_importAction);
         }
@@ -347,6 +359,8 @@ void MainWindow::createMenus()
     workspace->addAction(m_showDeadLettersAction);
     workspace->addAction(m_revalidateAction);
     workspace->addSeparator();
+    workspace->addAction(m_topicKeyAction);
+    workspace->addAction(m_storageKeyAction);
     workspace->addAction(m_secretStorageAction);
 
     QMenu *events = menuBar()->addMenu(tr("&Events"));
@@ -604,6 +618,16 @@ void MainWindow::updateActions()
     m_toggleEnabledAction->setEnabled(running && hasSubscription);
     m_showDeadLettersAction->setEnabled(running && hasSubscription);
     m_revalidateAction->setEnabled(running && hasSubscription);
+    m_topicKeyAction->setEnabled(running && hasTopic);
+    bool azureDestination = false;
+    if (hasSubscription) {
+        if (const Topic *topic = m_workspace.findTopic(selectedTopic())) {
+            const qsizetype index = findSubscription(*topic, selectedSubscription());
+            azureDestination = index >= 0
+                && topic->eventSubscriptions.at(index).deadLetterDestination.kind == DeadLetterDestination::Kind::AzureBlob;
+        }
+    }
+    m_storageKeyAction->setEnabled(running && azureDestination);
     m_sendAction->setEnabled(running && !m_workspace.topics.isEmpty());
     m_importAction->setEnabled(running && hasTopic);
     m_exportAction->setEnabled(running && hasTopic);
@@ -1134,6 +1158,138 @@ void MainWindow::storeSecretsThenSave(EventSubscription subscription)
             self->saveSubscription(subscription);
         });
     }
+}
+
+bool MainWindow::askForSecret(const QString &title, const QString &label, QString &value)
+{
+    QDialog dialog(this);
+    dialog.setWindowTitle(title);
+    auto *edit = new QLineEdit(value);
+    edit->setEchoMode(QLineEdit::Password);
+    edit->setMinimumWidth(360);
+    auto *reveal = new QCheckBox(tr("&Show"));
+    connect(reveal, &QCheckBox::toggled, edit, [edit](bool shown) {
+        edit->setEchoMode(shown ? QLineEdit::Normal : QLineEdit::Password);
+    });
+    auto *hint = new QLabel(tr("Kept in: %1").arg(activeSecretStore()->description()));
+    hint->setWordWrap(true);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    auto *row = new QHBoxLayout;
+    row->addWidget(edit, 1);
+    row->addWidget(reveal);
+    auto *form = new QFormLayout(&dialog);
+    form->addRow(new QLabel(label));
+    form->addRow(row);
+    form->addRow(hint);
+    form->addRow(buttons);
+    if (dialog.exec() != QDialog::Accepted)
+        return false;
+    value = edit->text();
+    return true;
+}
+
+void MainWindow::editTopicAccessKey()
+{
+    const QString topic = selectedTopic();
+    if (topic.isEmpty())
+        return;
+    QString key = m_secretCache->value(SecretKeys::topicAccessKey(topic));
+    if (!askForSecret(tr("Access Key of %1").arg(topic),
+                      tr("Publishers must send this key in the aeg-sas-key header (or query parameter).\n"
+                         "Leave it empty to accept publishes without a key."),
+                      key))
+        return;
+    QPointer<MainWindow> self(this);
+    setTopicAccessKey(topic, key, [self, topic, key](const Expected<void> &result) {
+        if (!self)
+            return;
+        if (!result)
+            QMessageBox::warning(self, tr("Access key not stored"), result.error());
+        else
+            self->statusBar()->showMessage(key.isEmpty() ? tr("Topic %1 accepts publishes without a key").arg(topic)
+                                                         : tr("Topic %1 now requires its access key").arg(topic),
+                                           5000);
+    });
+}
+
+void MainWindow::editStorageAccountKey()
+{
+    const Topic *topic = m_workspace.findTopic(selectedTopic());
+    if (!topic)
+        return;
+    const qsizetype index = findSubscription(*topic, selectedSubscription());
+    if (index < 0)
+        return;
+    const DeadLetterDestination &destination = topic->eventSubscriptions.at(index).deadLetterDestination;
+    QString account = destination.accountName;
+    if (account.isEmpty())
+        account = destination.resourceId.section(u'/', -1);
+    if (account.isEmpty())
+        return;
+    QString key = m_secretCache->value(SecretKeys::storageAccountKey(account));
+    if (!askForSecret(tr("Key of Storage Account %1").arg(account),
+                      tr("The account key signs dead-letter writes (Shared Key authorization)."), key))
+        return;
+    QPointer<MainWindow> self(this);
+    setStorageAccountKey(account, key, [self, account](const Expected<void> &result) {
+        if (!self)
+            return;
+        if (!result)
+            QMessageBox::warning(self, tr("Account key not stored"), result.error());
+        else
+            self->statusBar()->showMessage(tr("Stored the key of storage account %1").arg(account), 5000);
+    });
+}
+
+void MainWindow::setTopicAccessKey(const QString &topicName, const QString &key,
+                                   std::function<void(const Expected<void> &)> done)
+{
+    const QString secretKey = SecretKeys::topicAccessKey(topicName);
+    SecretStore *store = activeSecretStore();
+    QPointer<MainWindow> self(this);
+    auto apply = [self, topicName, secretKey, key, done](const Expected<void> &result) {
+        if (!self)
+            return;
+        if (!result) {
+            done(result);
+            return;
+        }
+        if (key.isEmpty())
+            self->m_secretCache->removeValue(secretKey);
+        else
+            self->m_secretCache->setValue(secretKey, key);
+        // The workspace declares that the topic has a key (a reference, never the key itself).
+        Workspace changed = self->m_workspace;
+        Topic *topic = findTopic(changed, topicName);
+        if (!topic) {
+            done(Error(tr("The topic %1 no longer exists.").arg(topicName)));
+            return;
+        }
+        topic->accessKeySecretRef = key.isEmpty() ? QString() : secretKey;
+        self->m_host.applyWorkspace(changed, [self, changed, done](const Expected<void> &applied) {
+            if (self && applied.hasValue())
+                self->m_workspace = changed;
+            done(applied);
+        });
+    };
+    if (key.isEmpty())
+        store->remove(secretKey, apply);
+    else
+        store->write(secretKey, key, apply);
+}
+
+void MainWindow::setStorageAccountKey(const QString &account, const QString &key,
+                                      std::function<void(const Expected<void> &)> done)
+{
+    const QString secretKey = SecretKeys::storageAccountKey(account);
+    QPointer<MainWindow> self(this);
+    activeSecretStore()->write(secretKey, key, [self, secretKey, key, done](const Expected<void> &result) {
+        if (self && result.hasValue())
+            self->m_secretCache->setValue(secretKey, key);
+        done(result);
+    });
 }
 
 } // namespace EventDesk::Ui

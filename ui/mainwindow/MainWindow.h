@@ -7,6 +7,7 @@
 #include <QMainWindow>
 #include <QPointer>
 
+#include <functional>
 #include <memory>
 
 class QAction;
@@ -73,6 +74,14 @@ public:
     void useSecretStore(std::unique_ptr<SecretStore> store);
     SecretStore *activeSecretStore() const;
 
+    // Stores a topic's access key (publishers must then send it as aeg-sas-key) or a storage
+    // account's key in the secret store; an empty key removes the topic's key. done gets the
+    // error, if any.
+    void setTopicAccessKey(const QString &topic, const QString &key,
+                           std::function<void(const Expected<void> &)> done);
+    void setStorageAccountKey(const QString &account, const QString &key,
+                              std::function<void(const Expected<void> &)> done);
+
 protected:
     void closeEvent(QCloseEvent *event) override;
 
@@ -107,6 +116,10 @@ private:
     // Secrets (SPEC H2): the system keychain, or an alternative the user opted into.
     void updateSecretsStatus();
     void chooseSecretStorage();
+    void editTopicAccessKey();
+    void editStorageAccountKey();
+    // A password field with a reveal toggle; returns false when cancelled.
+    bool askForSecret(const QString &title, const QString &label, QString &value);
     void storeSecretsThenSave(EventSubscription subscription);
 
     void addRecentWorkspace(const QString &directory);
@@ -158,6 +171,8 @@ private:
     QAction *m_sendAction = nullptr;
     QAction *m_showDeadLettersAction = nullptr;
     QAction *m_revalidateAction = nullptr;
+    QAction *m_topicKeyAction = nullptr;
+    QAction *m_storageKeyAction = nullptr;
     QAction *m_aboutAction = nullptr;
 };
 

@@ -17,6 +17,8 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -140,6 +142,7 @@ private Q_SLOTS:
     void failingReceiverDeadLetterResubmitted();
     void secretHeaderGoesToSecretStoreNotWorkspace();
     void treeShowsProvisioningState();
+    void topicAccessKeyRequiredAfterSettingIt();
 };
 
 void tst_MainWindow::initTestCase()
@@ -328,6 +331,47 @@ void tst_MainWindow::treeShowsProvisioningState()
                  .data()
                  .toString(),
              u"Healthy"_s);
+}
+
+void tst_MainWindow::topicAccessKeyRequiredAfterSettingIt()
+{
+    Fixture fixture;
+    Ui::MainWindow &window = *fixture.window;
+    window.useSecretStore(std::make_unique<MemorySecretStore>(MemorySecretStore::Usage::ThisRunOnly));
+    QTRY_VERIFY_WITH_TIMEOUT(window.engineHost()->isRunning(), 20000);
+
+    bool done = false;
+    QString error;
+    window.setTopicAccessKey(u"orders"_s, u"k3y-for-orders"_s, [&](const Expected<void> &result) {
+        done = true;
+        error = result.error();
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(done, 10000);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+
+    QNetworkAccessManager network;
+    auto post = [&](const QByteArray &key) {
+        QNetworkRequest request(QUrl(window.engineHost()->listenUrl() + u"/topics/orders/api/events"_s));
+        request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json"_ba);
+        if (!key.isEmpty())
+            request.setRawHeader("aeg-sas-key", key);
+        QNetworkReply *reply = network.post(request, oneEvent(u"keyed-1"_s));
+        QSignalSpy finished(reply, &QNetworkReply::finished);
+        finished.wait(10000);
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        reply->deleteLater();
+        return status;
+    };
+    QCOMPARE(post(QByteArray()), 401);
+    QCOMPARE(post("wrong"_ba), 401);
+    QCOMPARE(post("k3y-for-orders"_ba), 200);
+
+    // The workspace refers to the key; it never holds it.
+    QFile file(fixture.directory.path() + u"/workspace.json"_s);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray saved = file.readAll();
+    QVERIFY(saved.contains("topic/orders/key"));
+    QVERIFY(!saved.contains("k3y-for-orders"));
 }
 
 QTEST_MAIN(tst_MainWindow)
