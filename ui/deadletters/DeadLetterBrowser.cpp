@@ -3,6 +3,7 @@
 #include "DeadLetterRecordHighlighter.h"
 #include "common/Format.h"
 #include "engine/EngineHost.h"
+#include "io/DeadLetterSink.h"
 #include "log/StoreReader.h"
 
 #include <QAction>
@@ -25,6 +26,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QProgressDialog>
 #include <QSaveFile>
 #include <QSplitter>
@@ -360,7 +362,7 @@ void DeadLetterBrowser::createActions()
                              tr("Write every matching record to a folder, one JSON file each"));
     m_openFolderAction = make(tr("Open Blob Folder"), QStyle::SP_DirOpenIcon,
                               QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O),
-                              tr("Show the folder of the current dead letter's blob"));
+                              tr("Show the folder of the current dead letter's blob (a blob in Azure Storage opens in a viewer)"));
     auto *findAction = make(tr("Find"), QStyle::SP_FileDialogContentsView, QKeySequence::Find,
                             tr("Search the payload"));
 
@@ -725,6 +727,39 @@ void DeadLetterBrowser::openBlobFolder()
     if (!current.isValid() || !m_host)
         return;
     const QString blobPath = current.data(DeadLetterModel::BlobPathRole).toString();
+    // A blob in an Azure Storage container (or Azurite) is read back through the engine, signed
+    // with the account key, and shown as the record of truth.
+    const QString topicName = current.siblingAtColumn(DeadLetterModel::TopicColumn).data().toString();
+    const QString subscriptionName = current.siblingAtColumn(DeadLetterModel::SubscriptionColumn).data().toString();
+    if (const Topic *topic = m_host->workspace().findTopic(topicName)) {
+        for (const EventSubscription &subscription : topic->eventSubscriptions) {
+            if (subscription.name.compare(subscriptionName, Qt::CaseInsensitive) != 0
+                || subscription.deadLetterDestination.kind != DeadLetterDestination::Kind::AzureBlob)
+                continue;
+            const DeadLetterDestination destination = subscription.deadLetterDestination;
+            QPointer<DeadLetterBrowser> self(this);
+            setStatus(tr("Reading blob %1…").arg(blobPath));
+            m_host->readDeadLetterBlob(destination, blobPath, [self, destination, blobPath](const Expected<QByteArray> &blob) {
+                if (!self)
+                    return;
+                if (!blob) {
+                    self->setStatus(tr("Could not read blob %1: %2").arg(blobPath, blob.error()));
+                    return;
+                }
+                self->setStatus(QString());
+                auto *viewer = new QPlainTextEdit;
+                viewer->setAttribute(Qt::WA_DeleteOnClose);
+                viewer->setWindowFlag(Qt::Window);
+                viewer->setReadOnly(true);
+                viewer->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+                viewer->setWindowTitle(tr("Blob %1").arg(DeadLetterRouter::blobLocation(destination, blobPath, QString()).toString()));
+                viewer->setPlainText(prettyJson(blob.value()));
+                viewer->resize(760, 560);
+                viewer->show();
+            });
+            return;
+        }
+    }
     const QString root = QDir(m_host->config().workspaceDirectory).filePath(u"deadletters"_s);
     const QString folder = QFileInfo(QDir(root).filePath(blobPath)).absolutePath();
     if (blobPath.isEmpty() || !QFileInfo(folder).isDir()) {
