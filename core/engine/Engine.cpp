@@ -648,11 +648,8 @@ void Engine::service(Subscription &subscription, qint64 now)
     reschedule(subscription, now);
 }
 
-void Engine::serviceProbationDue(Subscription &subscription, qint64 now)
+Engine::Delivery *Engine::takeDueDelivery(Subscription &subscription, qint64 now)
 {
-    // SPEC P3: a probation caused by a no-retry class of outcome dead-letters due deliveries
-    // without an attempt, with lastDeliveryOutcome Probation.
-    const DeadLetterReason reason = probationReason(subscription.probation.cause());
     while (!subscription.pending.empty() && subscription.pending.front().atMs <= now) {
         const HeapEntry entry = subscription.pending.front();
         heapPop(subscription.pending);
@@ -663,21 +660,36 @@ void Engine::serviceProbationDue(Subscription &subscription, qint64 now)
         if (delivery.state != DeliveryState::Pending || delivery.generation != entry.generation)
             continue;
         --subscription.counters.backlog;
+        // SPEC R7: the TTL is checked only now, when the next attempt comes due.
         if (RetryPlanner::isExpired(subscription.config.retryPolicy, delivery.publishMs, now)) {
-            // SPEC R7 takes precedence: the TTL ran out before this due time.
-            if (RetryPlanner::fateAction(subscription.config.hasDeadLetterDestination())
-                == RetryDecision::Action::DeadLetter)
-                toDeadLetterPending(subscription, delivery, DeadLetterReason::TimeToLiveExceeded, now);
-            else
-                drop(&subscription, delivery, DeadLetterReason::TimeToLiveExceeded, now);
+            endUndelivered(subscription, delivery, DeadLetterReason::TimeToLiveExceeded, now);
             continue;
         }
-        delivery.lastOutcome = DeliveryOutcome::Probation;
-        delivery.lastHttpStatus = 0;
-        if (subscription.config.hasDeadLetterDestination())
-            toDeadLetterPending(subscription, delivery, reason, now);
-        else
-            drop(&subscription, delivery, reason, now);
+        return &delivery;
+    }
+    return nullptr;
+}
+
+void Engine::endUndelivered(Subscription &subscription, Delivery &delivery, DeadLetterReason reason,
+                            qint64 now)
+{
+    // SPEC L1: dead-lettered when the subscription has a destination, dropped otherwise.
+    if (RetryPlanner::fateAction(subscription.config.hasDeadLetterDestination())
+        == RetryDecision::Action::DeadLetter)
+        toDeadLetterPending(subscription, delivery, reason, now);
+    else
+        drop(&subscription, delivery, reason, now);
+}
+
+void Engine::serviceProbationDue(Subscription &subscription, qint64 now)
+{
+    // SPEC P3: a probation caused by a no-retry class of outcome dead-letters due deliveries
+    // without an attempt, with lastDeliveryOutcome Probation.
+    const DeadLetterReason reason = probationReason(subscription.probation.cause());
+    while (Delivery *delivery = takeDueDelivery(subscription, now)) {
+        delivery->lastOutcome = DeliveryOutcome::Probation;
+        delivery->lastHttpStatus = 0;
+        endUndelivered(subscription, *delivery, reason, now);
     }
 }
 
@@ -690,29 +702,12 @@ int Engine::sendBatches(Subscription &subscription, qint64 now, int maxRequests)
     while (sent < maxRequests) {
         ready.clear();
         // Collect what is due now, up to one batch (SPEC B5: never wait to fill a batch).
-        while (int(ready.size()) < perRequest && !subscription.pending.empty()
-               && subscription.pending.front().atMs <= now) {
-            const HeapEntry entry = subscription.pending.front();
-            heapPop(subscription.pending);
-            auto it = m_deliveries.find(qint64(entry.key));
-            if (it == m_deliveries.end())
-                continue;
-            Delivery &delivery = it->second;
-            if (delivery.state != DeliveryState::Pending || delivery.generation != entry.generation)
-                continue;
-            --subscription.counters.backlog;
-            // SPEC R7: the TTL is checked only now, when the next attempt comes due.
-            if (RetryPlanner::isExpired(subscription.config.retryPolicy, delivery.publishMs, now)) {
-                if (RetryPlanner::fateAction(subscription.config.hasDeadLetterDestination())
-                    == RetryDecision::Action::DeadLetter)
-                    toDeadLetterPending(subscription, delivery, DeadLetterReason::TimeToLiveExceeded,
-                                        now);
-                else
-                    drop(&subscription, delivery, DeadLetterReason::TimeToLiveExceeded, now);
-                continue;
-            }
-            delivery.state = DeliveryState::InFlight; // claimed; not in the heap any more
-            ready.push_back(&delivery);
+        while (int(ready.size()) < perRequest) {
+            Delivery *delivery = takeDueDelivery(subscription, now);
+            if (!delivery)
+                break;
+            delivery->state = DeliveryState::InFlight; // claimed; not in the heap any more
+            ready.push_back(delivery);
         }
         if (ready.empty())
             break;

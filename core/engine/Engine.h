@@ -144,6 +144,11 @@ private:
     void onAlarm();
     void service(Subscription &subscription, qint64 now);
     void serviceProbationDue(Subscription &subscription, qint64 now);
+    // Pops the next pending delivery due at now; those whose TTL ran out meanwhile (R7) are
+    // dead-lettered or dropped on the way. nullptr when nothing more is due.
+    Delivery *takeDueDelivery(Subscription &subscription, qint64 now);
+    void endUndelivered(Subscription &subscription, Delivery &delivery, DeadLetterReason reason,
+                        qint64 now);
     void serviceDeadLetters(Subscription &subscription, qint64 now);
     int sendBatches(Subscription &subscription, qint64 now, int maxRequests);
     void sendRequest(Subscription &subscription, const std::vector<Delivery *> &batch,
