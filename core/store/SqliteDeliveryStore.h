@@ -2,7 +2,6 @@
 
 #include "DeliveryStore.h"
 
-#include <QSqlDatabase>
 #include <QString>
 
 #include <memory>
@@ -11,7 +10,9 @@ namespace EventDesk {
 
 // SQLite backend: WAL mode, synchronous=NORMAL (a committed publish survives a process crash;
 // WAL + NORMAL can lose the last transactions only on an OS crash / power loss), prepared
-// statements reused, one connection used from one thread.
+// statements reused, one connection used from one thread at a time. It talks to SQLite's C API
+// over a connection of its own, not through QtSql: binding a value through QSqlQuery costs
+// thousands of instructions, and Qt's SQLite driver may carry its own copy of SQLite.
 class SqliteDeliveryStore final : public DeliveryStore
 {
 public:

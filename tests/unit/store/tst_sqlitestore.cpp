@@ -1,7 +1,9 @@
 #include "store/SqliteDeliveryStore.h"
 
 #include <QCryptographicHash>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -9,12 +11,19 @@
 
 #include <algorithm>
 
+#ifdef Q_OS_UNIX
+#include <sys/resource.h>
+
+#include <csignal>
+#endif
+
 using namespace Qt::StringLiterals;
 using namespace EventDesk;
 
 namespace {
 
-// A plain QSQLITE connection that looks at the file behind the store's back.
+// A plain QSQLITE connection that looks at the file behind the store's back, the way the desktop
+// app's delivery log and dead-letter browser read the store.
 class RawConnection final
 {
 public:
@@ -48,6 +57,27 @@ private:
     static inline int s_counter = 0;
     QString m_name;
 };
+
+// How many file descriptors of this process refer to filePath; -1 where that cannot be told
+// (anything but Linux). A store that failed to open, or was closed, must hold none.
+int openDescriptors(const QString &filePath)
+{
+#ifdef Q_OS_LINUX
+    const QString target = QFileInfo(filePath).canonicalFilePath();
+    const QDir descriptors(u"/proc/self/fd"_s);
+    int count = 0;
+    const QStringList entries
+        = descriptors.entryList(QDir::AllEntries | QDir::System | QDir::NoDotAndDotDot);
+    for (const QString &entry : entries) {
+        if (QFileInfo(descriptors.filePath(entry)).symLinkTarget() == target)
+            ++count;
+    }
+    return count;
+#else
+    Q_UNUSED(filePath);
+    return -1;
+#endif
+}
 
 QByteArray fileDigest(const QString &filePath)
 {
@@ -192,6 +222,11 @@ private Q_SLOTS:
     void reportsErrorsInsteadOfCrashing();
     void loadEventsBeyondVariableLimit();
     void storesCoexistInOneProcess();
+    void textRoundTripsExactly();
+    void nullAndEmptyKeepTheirMeaning();
+    void commitRollsBackEverythingOnError();
+    void fullDiskLeavesNothingBehind();
+    void streamsDeliveriesAndReportsDamage();
 };
 
 void TestSqliteStore::createsSchemaInWalMode()
@@ -637,6 +672,11 @@ void TestSqliteStore::deadLetterPagesFiltersAndCount()
     QVERIFY(byId);
     QCOMPARE(idsOf(byId.value()), (QList<qint64> {seen.at(0), seen.at(3), seen.at(24)}));
     QVERIFY(sameDeadLetter(byId->last(), makeDeadLetter(1)));
+    // Enough ids for an IN list, each repeated: every entry once, newest first.
+    const auto allById = store.deadLettersById(seen + seen);
+    QVERIFY2(allById, qPrintable(allById.error()));
+    QCOMPARE(idsOf(allById.value()), seen);
+    QVERIFY(sameDeadLetter(allById->first(), makeDeadLetter(25)));
 }
 
 void TestSqliteStore::removeDeadLetters()
@@ -710,7 +750,9 @@ void TestSqliteStore::refusesFilesThatAreNotStores()
     store.close();
     QCOMPARE(fileDigest(path), before);
     QVERIFY(!QFile::exists(path + u"-wal"_s));
-    QVERIFY(QSqlDatabase::connectionNames().isEmpty());
+    // The refused file is not kept open behind the caller's back.
+    if (const int descriptors = openDescriptors(path); descriptors >= 0)
+        QCOMPARE(descriptors, 0);
 }
 
 void TestSqliteStore::refusesNewerSchema()
@@ -801,30 +843,480 @@ void TestSqliteStore::loadEventsBeyondVariableLimit()
         partialSeqs.append(event.seq);
     std::sort(partialSeqs.begin(), partialSeqs.end());
     QCOMPARE(partialSeqs, seqs.mid(1000, 501));
+
+    // A few seqs are read one by one, more as an IN list: either way a repeated seq gives its
+    // event once and a missing one gives nothing.
+    for (const int count : {1, 2, 15, 16, 17, 40, 499, 500}) {
+        QList<qint64> request;
+        for (int i = 0; i < count; ++i)
+            request.append(4000 - 7 * i);
+        request.append(request.first());
+        request.insert(request.size() / 2, 99'999);
+        const auto some = store.loadEvents(request);
+        QVERIFY2(some, qPrintable(some.error()));
+        QCOMPARE(some->size(), count);
+        QList<qint64> someSeqs;
+        for (const StoredEvent &event : some.value())
+            someSeqs.append(event.seq);
+        std::sort(someSeqs.begin(), someSeqs.end());
+        QList<qint64> expected = request.mid(0, request.size() - 1);
+        expected.removeAll(99'999);
+        std::sort(expected.begin(), expected.end());
+        QCOMPARE(someSeqs, expected);
+        QVERIFY(sameEvent(some->first(), events.at(some->first().seq - 1)));
+    }
 }
 
 void TestSqliteStore::storesCoexistInOneProcess()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
+    const QString firstPath = dir.filePath(u"first.db"_s);
+    const QString secondPath = dir.filePath(u"second.db"_s);
     {
         SqliteDeliveryStore first;
         SqliteDeliveryStore second;
-        QVERIFY(first.open(dir.filePath(u"first.db"_s)));
-        QVERIFY(second.open(dir.filePath(u"second.db"_s)));
-        QCOMPARE(QSqlDatabase::connectionNames().size(), 2);
+        QVERIFY(first.open(firstPath));
+        QVERIFY(second.open(secondPath));
         QVERIFY(first.insertPublished({makeEvent(1)}, {makeDelivery(1, 1, u"billing"_s)}));
         QVERIFY(second.insertPublished(
             {makeEvent(5), makeEvent(6)},
             {makeDelivery(5, 5, u"audit"_s), makeDelivery(6, 6, u"audit"_s)}));
         QCOMPARE(first.loadUnfinishedDeliveries()->size(), 1);
         QCOMPARE(second.loadUnfinishedDeliveries()->size(), 2);
+        QVERIFY(QFile::exists(firstPath + u"-wal"_s));
+        if (openDescriptors(firstPath) >= 0) {
+            QVERIFY(openDescriptors(firstPath) > 0);
+            QVERIFY(openDescriptors(secondPath) > 0);
+        }
+
+        // Closing the last connection to a file checkpoints and removes its WAL: the file is
+        // really released, while the other store keeps working.
         first.close();
-        QCOMPARE(QSqlDatabase::connectionNames().size(), 1);
+        QVERIFY(!QFile::exists(firstPath + u"-wal"_s));
+        QVERIFY(QFile::exists(secondPath + u"-wal"_s));
+        if (const int descriptors = openDescriptors(firstPath); descriptors >= 0)
+            QCOMPARE(descriptors, 0);
         QCOMPARE(second.maxIds()->eventSeq, 6);
     }
-    // Closing removes the connection (no "connection still in use" leftovers).
-    QVERIFY(QSqlDatabase::connectionNames().isEmpty());
+    // Destroying a store closes its connection (no leftovers holding the file).
+    QVERIFY(!QFile::exists(secondPath + u"-wal"_s));
+    if (const int descriptors = openDescriptors(secondPath); descriptors >= 0)
+        QCOMPARE(descriptors, 0);
+}
+
+void TestSqliteStore::textRoundTripsExactly()
+{
+    // Text is stored as UTF-8 with its length: characters outside Latin-1, surrogate pairs and
+    // embedded NULs come back unchanged, and QtSql (the desktop app's views) reads the same text.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(u"store.db"_s);
+    const QString awkward = u"Zürich – 東京 🚚 "_s + QChar(0) + u" after a NUL"_s;
+    QCOMPARE(awkward.count(QChar(0)), 1);
+
+    StoredEvent event = makeEvent(1);
+    event.topic = u"orders-ä"_s;
+    event.id = awkward;
+    event.subject = u"/orders/Ω/"_s + awkward;
+    event.eventType = u"Contoso.Bestellung.Geändert"_s;
+    event.body = QByteArray("binary\0body\xff\xfe", 13);
+    DeliveryRecord delivery = makeDelivery(1, 1, u"billing-ß"_s);
+    delivery.topic = event.topic;
+    DeadLetterEntry deadLetter = makeDeadLetter(1);
+    deadLetter.eventId = awkward;
+    deadLetter.subscription = u"billing-ß"_s;
+    deadLetter.blobPath = u"deadletters/BILLING-SS/"_s + awkward + u".json"_s;
+    deadLetter.record = awkward.toUtf8();
+    deadLetter.subject = event.subject;
+    DroppedEntry drop;
+    drop.topic = event.topic;
+    drop.subscription = u"billing-ß"_s;
+    drop.eventId = awkward;
+    AttemptLogEntry attempt = makeAttempt(1);
+    attempt.subscription = u"billing-ß"_s;
+    attempt.eventIds = {awkward, u"événement-2"_s};
+    ProbationRecord probation;
+    probation.topic = event.topic;
+    probation.subscription = u"billing-ß"_s;
+    probation.state = 1;
+
+    {
+        SqliteDeliveryStore store;
+        QVERIFY(store.open(path));
+        const auto inserted = store.insertPublished({event}, {delivery});
+        QVERIFY2(inserted, qPrintable(inserted.error()));
+        StoreBatch batch;
+        batch.deadLetters = {deadLetter};
+        batch.drops = {drop};
+        batch.attempts = {attempt};
+        batch.probation = {probation};
+        const auto committed = store.commit(batch);
+        QVERIFY2(committed, qPrintable(committed.error()));
+    }
+
+    SqliteDeliveryStore store;
+    QVERIFY(store.open(path));
+    const auto events = store.loadEvents({1});
+    QVERIFY2(events, qPrintable(events.error()));
+    QCOMPARE(events->size(), 1);
+    QCOMPARE(events->first().id, awkward);
+    QVERIFY(sameEvent(events->first(), event));
+    const auto deliveries = store.loadUnfinishedDeliveries();
+    QVERIFY(deliveries);
+    QCOMPARE(deliveries->size(), 1);
+    QVERIFY(sameDelivery(deliveries->first(), delivery));
+    const auto deadLetters = store.deadLetters({});
+    QVERIFY(deadLetters);
+    QCOMPARE(deadLetters->size(), 1);
+    QVERIFY(sameDeadLetter(deadLetters->first(), deadLetter));
+    // The search matches non-ASCII text too (LIKE folds only ASCII case, so the case must match).
+    DeadLetterQuery search;
+    search.text = u"東京 🚚"_s;
+    search.subscription = u"billing-ß"_s;
+    QCOMPARE(store.countDeadLetters(search).value(), 1);
+    const auto drops = store.droppedDeliveries(0);
+    QVERIFY(drops);
+    QCOMPARE(drops->size(), 1);
+    QCOMPARE(drops->first().eventId, awkward);
+    QCOMPARE(drops->first().subscription, drop.subscription);
+    const auto attempts = store.attemptLog(0);
+    QVERIFY(attempts);
+    QCOMPARE(attempts->size(), 1);
+    QCOMPARE(attempts->first().eventIds, attempt.eventIds);
+    QCOMPARE(attempts->first().subscription, attempt.subscription);
+    const auto probationRecords = store.loadProbation();
+    QVERIFY(probationRecords);
+    QCOMPARE(probationRecords->size(), 1);
+    QCOMPARE(probationRecords->first().topic, probation.topic);
+    QCOMPARE(probationRecords->first().subscription, probation.subscription);
+    store.close();
+
+    RawConnection raw(path);
+    QCOMPARE(raw.scalar(u"SELECT event_id FROM events WHERE seq = 1"_s).toString(), awkward);
+    QCOMPARE(raw.scalar(u"SELECT typeof(event_id) FROM events WHERE seq = 1"_s).toString(),
+             u"text"_s);
+    // UTF-8 bytes, the NUL included: not cut at the NUL, not stored as UTF-16.
+    QCOMPARE(raw.scalar(u"SELECT length(CAST(event_id AS BLOB)) FROM events"_s).toLongLong(),
+             awkward.toUtf8().size());
+    QCOMPARE(raw.scalar(u"SELECT body FROM events WHERE seq = 1"_s).toByteArray(), event.body);
+    QCOMPARE(raw.scalar(u"SELECT subscription FROM deliveries WHERE id = 1"_s).toString(),
+             delivery.subscription);
+}
+
+void TestSqliteStore::nullAndEmptyKeepTheirMeaning()
+{
+    // QtSql wrote a null QString or QByteArray as NULL and an empty one as '' or an empty BLOB;
+    // existing store files hold both. Both read back as empty, and NULL numbers as 0.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(u"store.db"_s);
+    StoredEvent event = makeEvent(1);
+    event.subject = QString();
+    event.dataVersion = u""_s;
+    event.body = QByteArray("");
+    QVERIFY(!event.body.isNull());
+    DeadLetterEntry deadLetter = makeDeadLetter(1);
+    deadLetter.record = QByteArray();
+    deadLetter.eventBody = QByteArray("");
+    deadLetter.blobPath = QString();
+    {
+        SqliteDeliveryStore store;
+        QVERIFY(store.open(path));
+        QVERIFY(store.insertPublished({event}, {makeDelivery(1, 1, u"billing"_s)}));
+        QVERIFY(store.commit(StoreBatch {.deadLetters = {deadLetter}}));
+    }
+    {
+        RawConnection raw(path);
+        QCOMPARE(raw.scalar(u"SELECT typeof(subject) FROM events"_s).toString(), u"null"_s);
+        QCOMPARE(raw.scalar(u"SELECT typeof(data_version) FROM events"_s).toString(), u"text"_s);
+        QCOMPARE(raw.scalar(u"SELECT typeof(body) FROM events"_s).toString(), u"blob"_s);
+        QCOMPARE(raw.scalar(u"SELECT typeof(record) FROM dead_letters"_s).toString(), u"null"_s);
+        QCOMPARE(raw.scalar(u"SELECT typeof(event_body) FROM dead_letters"_s).toString(),
+                 u"blob"_s);
+        QCOMPARE(raw.scalar(u"SELECT typeof(blob_path) FROM dead_letters"_s).toString(), u"null"_s);
+        // Rows whose every column but the key is NULL.
+        QVERIFY(raw.execute(u"INSERT INTO events (seq) VALUES (50)"_s));
+        QVERIFY(raw.execute(u"INSERT INTO deliveries (id) VALUES (50)"_s));
+        QVERIFY(raw.execute(u"INSERT INTO dead_letters (id) VALUES (500)"_s));
+        QVERIFY(raw.execute(u"INSERT INTO dropped (id) VALUES (500)"_s));
+        QVERIFY(raw.execute(u"INSERT INTO attempt_log (id) VALUES (500)"_s));
+        QVERIFY(raw.execute(u"INSERT INTO probation (topic) VALUES ('orders')"_s));
+    }
+
+    SqliteDeliveryStore store;
+    QVERIFY(store.open(path));
+    auto events = store.loadEvents({1, 50});
+    QVERIFY2(events, qPrintable(events.error()));
+    QCOMPARE(events->size(), 2);
+    std::sort(events->begin(), events->end(),
+              [](const StoredEvent &a, const StoredEvent &b) { return a.seq < b.seq; });
+    QVERIFY(sameEvent(events->at(0), event));
+    const StoredEvent &empty = events->at(1);
+    QVERIFY(empty.topic.isEmpty() && empty.id.isEmpty() && empty.eventType.isEmpty()
+            && empty.subject.isEmpty() && empty.dataVersion.isEmpty() && empty.eventTime.isEmpty()
+            && empty.body.isEmpty());
+    QCOMPARE(empty.publishMs, 0);
+
+    const auto deliveries = store.loadUnfinishedDeliveries();
+    QVERIFY(deliveries);
+    QCOMPARE(deliveries->size(), 2);
+    const DeliveryRecord &bare = deliveries->at(1);
+    QCOMPARE(bare.id, 50);
+    QVERIFY(bare.topic.isEmpty() && bare.subscription.isEmpty());
+    QCOMPARE(bare.state, DeliveryState::Pending);
+    QCOMPARE(bare.eventSeq + bare.attempts + bare.dueMs + bare.publishMs + bare.lastHttpStatus
+                 + bare.lastAttemptMs + bare.deadLetterUnavailableSinceMs,
+             0);
+    QCOMPARE(bare.reason, DeadLetterReason::None);
+
+    const auto deadLetters = store.deadLetters({});
+    QVERIFY(deadLetters);
+    QCOMPARE(deadLetters->size(), 2);
+    QCOMPARE(deadLetters->at(0).id, 500);
+    QVERIFY(deadLetters->at(0).eventId.isEmpty() && deadLetters->at(0).record.isEmpty()
+            && deadLetters->at(0).blobPath.isEmpty() && deadLetters->at(0).eventBody.isEmpty());
+    QVERIFY(sameDeadLetter(deadLetters->at(1), deadLetter));
+    QVERIFY(deadLetters->at(1).record.isEmpty());
+    // A NULL record is no match for a search, and no failure either.
+    QCOMPARE(store.countDeadLetters(DeadLetterQuery {.text = u"plain"_s}).value(), 0);
+
+    const auto drops = store.droppedDeliveries(0);
+    QVERIFY(drops);
+    QCOMPARE(drops->size(), 1);
+    QVERIFY(drops->first().eventId.isEmpty());
+    QCOMPARE(drops->first().droppedMs, 0);
+    const auto attempts = store.attemptLog(0);
+    QVERIFY(attempts);
+    QCOMPARE(attempts->size(), 1);
+    QVERIFY(attempts->first().eventIds.isEmpty());
+    QVERIFY(attempts->first().topic.isEmpty());
+    const auto probation = store.loadProbation();
+    QVERIFY(probation);
+    QCOMPARE(probation->size(), 1);
+    QCOMPARE(probation->first().topic, u"orders"_s);
+    QVERIFY(probation->first().subscription.isEmpty());
+    QCOMPARE(probation->first().untilMs, 0);
+}
+
+void TestSqliteStore::commitRollsBackEverythingOnError()
+{
+    // A group commit is one transaction: when its last statement fails, the changes made by the
+    // statements before it must not stay.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(u"store.db"_s);
+    SqliteDeliveryStore store;
+    QVERIFY(store.open(path));
+    QVERIFY(store.insertPublished(
+        {makeEvent(1), makeEvent(2)},
+        {makeDelivery(1, 1, u"billing"_s), makeDelivery(2, 2, u"billing"_s)}));
+    {
+        // Probation is written last in a commit.
+        RawConnection raw(path);
+        QVERIFY(raw.execute(u"CREATE TRIGGER refuse_probation BEFORE INSERT ON probation"
+                            " BEGIN SELECT RAISE(ABORT, 'probation refused by the test'); END"_s));
+    }
+
+    DeliveryRecord updated = makeDelivery(1, 1, u"billing"_s);
+    updated.attempts = 5;
+    updated.state = DeliveryState::DeadLetterPending;
+    StoreBatch batch;
+    batch.updates = {updated};
+    batch.finished = {{2, 2, DeliveryState::Delivered}};
+    batch.deadLetters = {makeDeadLetter(1)};
+    batch.drops = {DroppedEntry {.eventId = u"event-9"_s}};
+    batch.attempts = {makeAttempt(1)};
+    batch.probation = {ProbationRecord {.topic = u"orders"_s, .subscription = u"billing"_s}};
+    const auto failed = store.commit(batch);
+    QVERIFY(!failed);
+    QVERIFY2(failed.error().contains(path), qPrintable(failed.error()));
+    QVERIFY2(failed.error().contains(u"probation refused by the test"_s),
+             qPrintable(failed.error()));
+
+    auto check = [&](qsizetype expectedRows, int expectedAttempts) {
+        const auto deliveries = store.loadUnfinishedDeliveries();
+        QVERIFY(deliveries);
+        QCOMPARE(deliveries->size(), expectedRows);
+        QCOMPARE(deliveries->first().attempts, expectedAttempts);
+        QCOMPARE(store.loadEvents({1, 2})->size(), expectedRows);
+    };
+    check(2, 0);
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(store.countDeadLetters({}).value(), 0);
+    QVERIFY(store.droppedDeliveries(0)->isEmpty());
+    QVERIFY(store.attemptLog(0)->isEmpty());
+    QVERIFY(store.loadProbation()->isEmpty());
+
+    // The statements prepared before the schema changed keep working once it changes back.
+    {
+        RawConnection raw(path);
+        QVERIFY(raw.execute(u"DROP TRIGGER refuse_probation"_s));
+    }
+    const auto committed = store.commit(batch);
+    QVERIFY2(committed, qPrintable(committed.error()));
+    check(1, 5);
+    QCOMPARE(store.countDeadLetters({}).value(), 1);
+    QCOMPARE(store.droppedDeliveries(0)->size(), 1);
+    QCOMPARE(store.attemptLog(0)->size(), 1);
+    QCOMPARE(store.loadProbation()->size(), 1);
+}
+
+#ifdef Q_OS_UNIX
+namespace {
+
+// Lowers the largest file this process may write while it lives: writes past it fail the way
+// they fail on a full disk (SQLite sees a failed write), without needing a small file system.
+class FileSizeLimit final
+{
+public:
+    explicit FileSizeLimit(rlim_t bytes)
+    {
+        m_previousHandler = std::signal(SIGXFSZ, SIG_IGN); // report EFBIG instead of dying
+        m_valid = getrlimit(RLIMIT_FSIZE, &m_previous) == 0;
+        rlimit lowered = m_previous;
+        lowered.rlim_cur = bytes;
+        m_valid = m_valid && setrlimit(RLIMIT_FSIZE, &lowered) == 0;
+    }
+    ~FileSizeLimit()
+    {
+        setrlimit(RLIMIT_FSIZE, &m_previous);
+        std::signal(SIGXFSZ, m_previousHandler);
+    }
+    bool isValid() const { return m_valid; }
+    Q_DISABLE_COPY_MOVE(FileSizeLimit)
+
+private:
+    rlimit m_previous {};
+    void (*m_previousHandler)(int) = nullptr;
+    bool m_valid = false;
+};
+
+} // namespace
+#endif
+
+void TestSqliteStore::fullDiskLeavesNothingBehind()
+{
+#ifndef Q_OS_UNIX
+    QSKIP("Needs a file size limit (setrlimit) to make writes fail");
+#else
+    // SPEC D1 / §10: a write that fails half-way (a full disk) is an error, never a crash and
+    // never a partly stored publish or commit; the store works again once there is room.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(u"store.db"_s);
+    SqliteDeliveryStore store;
+    QVERIFY(store.open(path));
+    QVERIFY(store.insertPublished({makeEvent(1)}, {makeDelivery(1, 1, u"billing"_s)}));
+
+    constexpr int EventCount = 3000; // ~3 MB of bodies: more than the limit below
+    QList<StoredEvent> events;
+    QList<DeliveryRecord> deliveries;
+    StoreBatch batch;
+    for (int seq = 2; seq <= EventCount + 1; ++seq) {
+        StoredEvent event = makeEvent(seq);
+        event.body = QByteArray(1024, char('a' + seq % 26));
+        events.append(event);
+        deliveries.append(makeDelivery(seq, seq, u"billing"_s));
+        DeadLetterEntry deadLetter = makeDeadLetter(seq);
+        deadLetter.record = event.body;
+        batch.deadLetters.append(deadLetter);
+    }
+    batch.finished = {{1, 1, DeliveryState::Delivered}};
+
+    {
+        FileSizeLimit limit(1024 * 1024);
+        QVERIFY(limit.isValid());
+        const auto inserted = store.insertPublished(events, deliveries);
+        QVERIFY(!inserted);
+        QVERIFY2(inserted.error().contains(path), qPrintable(inserted.error()));
+        const auto committed = store.commit(batch);
+        QVERIFY(!committed);
+        QVERIFY2(committed.error().contains(path), qPrintable(committed.error()));
+    }
+
+    const auto afterFailure = store.loadUnfinishedDeliveries();
+    QVERIFY2(afterFailure, qPrintable(afterFailure.error()));
+    QCOMPARE(afterFailure->size(), 1);
+    QCOMPARE(store.loadEvents({1, 2, EventCount + 1})->size(), 1);
+    QCOMPARE(store.countDeadLetters({}).value(), 0);
+    QCOMPARE(store.maxIds()->eventSeq, 1);
+
+    const auto inserted = store.insertPublished(events, deliveries);
+    QVERIFY2(inserted, qPrintable(inserted.error()));
+    const auto committed = store.commit(batch);
+    QVERIFY2(committed, qPrintable(committed.error()));
+    store.close();
+    QVERIFY(store.open(path));
+    QCOMPARE(store.loadUnfinishedDeliveries()->size(), EventCount);
+    QCOMPARE(store.countDeadLetters({}).value(), EventCount);
+    QCOMPARE(store.maxIds()->eventSeq, EventCount + 1);
+#endif
+}
+
+void TestSqliteStore::streamsDeliveriesAndReportsDamage()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(u"store.db"_s);
+    constexpr int DeliveryCount = 5000;
+    {
+        SqliteDeliveryStore store;
+        QVERIFY(store.open(path));
+        QList<DeliveryRecord> deliveries;
+        for (int id = 1; id <= DeliveryCount; ++id)
+            deliveries.append(makeDelivery(id, 1 + id % 3, id % 2 ? u"billing"_s : u"audit"_s));
+        QVERIFY(store.insertPublished({makeEvent(1), makeEvent(2), makeEvent(3)}, deliveries));
+
+        // The stream gives the rows of loadUnfinishedDeliveries(), in id order, and the visitor
+        // may use the store meanwhile (the engine loads events while it rebuilds its queues).
+        const auto loaded = store.loadUnfinishedDeliveries();
+        QVERIFY(loaded);
+        qsizetype visited = 0;
+        bool sameRows = true;
+        bool storeUsable = true;
+        const auto streamed = store.forEachUnfinishedDelivery([&](const DeliveryRecord &record) {
+            sameRows
+                = sameRows && visited < loaded->size() && sameDelivery(record, loaded->at(visited));
+            if (visited % 1000 == 0) {
+                const auto events = store.loadEvents({record.eventSeq});
+                storeUsable = storeUsable && events && events->size() == 1;
+                const auto all = store.loadUnfinishedDeliveries();
+                storeUsable = storeUsable && all && all->size() == DeliveryCount;
+            }
+            ++visited;
+        });
+        QVERIFY2(streamed, qPrintable(streamed.error()));
+        QCOMPARE(visited, DeliveryCount);
+        QVERIFY(sameRows);
+        QVERIFY(storeUsable);
+    }
+
+    // Damage the second half of the file (the deliveries with the highest ids were written
+    // last): a stream that meets a damaged page reports an error, not a short backlog.
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        constexpr qint64 PageSize = 4096;
+        const qint64 pages = file.size() / PageSize;
+        QVERIFY(pages > 20);
+        QVERIFY(file.seek(pages / 2 * PageSize));
+        const QByteArray garbage((pages - pages / 2) * PageSize, '\x5a');
+        QCOMPARE(file.write(garbage), garbage.size());
+    }
+    SqliteDeliveryStore store;
+    const auto opened = store.open(path);
+    QVERIFY2(opened, qPrintable(opened.error()));
+    qsizetype visited = 0;
+    const auto streamed
+        = store.forEachUnfinishedDelivery([&](const DeliveryRecord &) { ++visited; });
+    QVERIFY(!streamed);
+    QVERIFY2(streamed.error().contains(path), qPrintable(streamed.error()));
+    QVERIFY2(visited > 0 && visited < DeliveryCount, qPrintable(QString::number(visited)));
+    const auto loaded = store.loadUnfinishedDeliveries();
+    QVERIFY(!loaded);
+    QVERIFY2(loaded.error().contains(path), qPrintable(loaded.error()));
 }
 
 QTEST_GUILESS_MAIN(TestSqliteStore)
