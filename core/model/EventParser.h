@@ -18,14 +18,16 @@ struct PublishedEvent
     QString dataVersion; // Event Grid dataVersion, CloudEvents extension "dataversion", or mapped
     QString eventTime; // as published (ISO 8601); for custom schema the mapped value or publish time
 
-    // Compact JSON of the event in the topic's input schema, as it will be delivered when the
-    // subscription's delivery schema equals the input schema. Event Grid: "topic" and
-    // "metadataVersion":"1" filled in (SPEC S1). CloudEvents and custom: as published.
+    // The event in the topic's input schema, as it will be delivered when the subscription's
+    // delivery schema equals the input schema: the published bytes without the whitespace
+    // between tokens (key order, escapes and number spelling as published). Event Grid: "topic"
+    // and "metadataVersion":"1" filled in (SPEC S1).
     QByteArray body;
 
-    // The object filters are evaluated on (SPEC §1 filters): Event Grid and CloudEvents events as
-    // published (Event Grid with topic filled in); a custom event in its Event Grid envelope
-    // (id, topic, subject, eventType, dataVersion, eventTime, data = original object).
+    // The object advanced filters are evaluated on: Event Grid and CloudEvents events as
+    // published (Event Grid with topic and metadataVersion filled in); a custom event in its
+    // Event Grid envelope (id, topic, subject, eventType, dataVersion, eventTime, data = original
+    // object). Empty when parsed with FilterViews::Skip.
     QJsonObject filterView;
 };
 
@@ -50,8 +52,13 @@ public:
     // topics, "application/cloudevents+json" is one event, "application/cloudevents-batch+json"
     // an array; plain "application/json" is accepted as either shape.
     // publishTimeIso: used as eventTime for custom events without a mapped time.
+    // Only advanced filters read PublishedEvent::filterView, and building it costs a copy of
+    // each event: the engine skips it when no subscription of the topic has advanced filters.
+    enum class FilterViews { Build, Skip };
+
     static PublishParseResult parse(const Topic &topic, const QByteArray &body,
-                                    const QByteArray &contentType, const QString &publishTimeIso);
+                                    const QByteArray &contentType, const QString &publishTimeIso,
+                                    FilterViews filterViews = FilterViews::Build);
 };
 
 } // namespace EventDesk
