@@ -5,8 +5,8 @@ set -euo pipefail
 packages=(
     build-essential cmake ninja-build pkg-config
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev
-    qtkeychain-qt6-dev libqt6sql6-sqlite libgl-dev
-    sqlite3 libsqlite3-dev curl
+    qtkeychain-qt6-dev libgl-dev
+    sqlite3 libsqlite3-dev curl # the store links SQLite's C API; sqlite3 to inspect a store
     nginx-light wrk # bench/run.sh: the receiver and the load baseline
     xvfb xauth dbus dbus-x11 gnome-keyring libsecret-1-0
     dpkg-dev qt6-qpa-plugins xdotool x11-utils imagemagick appstream desktop-file-utils # packaging test

@@ -10,16 +10,17 @@
 #include <vector>
 
 // sqlite3.h stays out of this header, so that SQLite's headers remain a private dependency of
-// the store's two .cpp files.
+// core/store's .cpp files.
 struct sqlite3;
 struct sqlite3_stmt;
 
 namespace EventDesk {
 
-// One prepared statement on a connection of SqliteDeliveryStore, prepared once and used many
-// times. Parameters are numbered from 1, as in SQL. Text and BLOBs are bound without SQLite
-// copying them: the statement keeps the UTF-8 of bound text itself, and a bound QByteArray must
-// stay alive and unchanged until reset() (execute() resets before it returns).
+// One prepared statement on a connection of SqliteDeliveryStore or SqliteReadConnection,
+// prepared once and used many times. Parameters are numbered from 1, as in SQL. Text and BLOBs
+// are bound without SQLite copying them: the statement keeps the UTF-8 of bound text itself, and
+// a bound QByteArray must stay alive and unchanged until reset() (execute() resets before it
+// returns).
 class SqliteStatement final
 {
 public:

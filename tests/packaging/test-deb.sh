@@ -109,14 +109,18 @@ echo "     Recommends: $recommends"
 names() { tr ',|' '\n' <<<"$1" | sed -e 's/(.*)//' -e 's/[[:space:]]//g' -e '/^$/d'; }
 # Ubuntu 24.04 renamed some library packages for the 64-bit time_t transition (libqt6core6t64).
 has() { names "$1" | grep -qx -e "$2" -e "${2}t64"; }
-for package in libqt6core6 libqt6gui6 libqt6widgets6 libqt6network6 libqt6sql6 libqt6charts6 \
-    libqt6sql6-sqlite qt6-qpa-plugins; do
+for package in libqt6core6 libqt6gui6 libqt6widgets6 libqt6network6 libqt6charts6 libsqlite3-0 \
+    qt6-qpa-plugins; do
     has "$depends" "$package" || fail "Depends lacks $package"
+done
+# The store links SQLite itself; a Qt SQL driver would bring a second SQLite into the process.
+for package in libqt6sql6 libqt6sql6-sqlite; do
+    if has "$depends" "$package"; then fail "Depends names $package, which nothing uses"; fi
 done
 for package in libsecret-1-0 gnome-keyring; do
     has "$recommends" "$package" || fail "Recommends lacks $package"
 done
-check "Depends names the Qt 6 libraries and plugin packages; Recommends libsecret-1-0, gnome-keyring"
+check "Depends names the Qt 6 libraries, SQLite and the plugin packages; Recommends libsecret-1-0, gnome-keyring"
 
 contents=$(dpkg-deb --contents "$deb" | awk '{print $NF}')
 expected_files=(

@@ -1,5 +1,7 @@
 #include "DaemonProcess.h"
 
+#include "store/SqliteReadConnection.h"
+
 #include <QDir>
 #include <QEventLoop>
 #include <QFile>
@@ -10,11 +12,10 @@
 #include <QNetworkRequest>
 #include <QRegularExpression>
 #include <QSaveFile>
-#include <QSqlDatabase>
-#include <QSqlError>
-#include <QSqlQuery>
 #include <QTcpServer>
 #include <QTimer>
+
+#include <utility>
 
 using namespace Qt::StringLiterals;
 
@@ -342,25 +343,22 @@ qint64 storeScalar(const QString &workspaceDir, const QString &sql)
     const QString path = QDir(workspaceDir).filePath(u"eventdesk.db"_s);
     if (!QFileInfo::exists(path))
         return -1;
-    static int s_connectionNumber = 0;
-    const QString connectionName = u"eventdesk-test-reader-%1"_s.arg(++s_connectionNumber);
-    qint64 value = -1;
-    {
-        QSqlDatabase database = QSqlDatabase::addDatabase(u"QSQLITE"_s, connectionName);
-        database.setDatabaseName(path);
-        database.setConnectOptions(u"QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=5000"_s);
-        if (!database.open()) {
-            qWarning("storeScalar: cannot open %s: %s", qPrintable(path), qPrintable(database.lastError().text()));
-        } else {
-            QSqlQuery query(database);
-            if (query.exec(sql) && query.next())
-                value = query.value(0).toLongLong();
-            else
-                qWarning("storeScalar: %s: %s", qPrintable(sql), qPrintable(query.lastError().text()));
-        }
-        database.close();
+    // Through the store's own SQLite library, read-only, as the desktop app's views read it.
+    SqliteReadConnection store;
+    if (auto opened = store.open(path); !opened) {
+        qWarning("storeScalar: %s", qPrintable(opened.error()));
+        return -1;
     }
-    QSqlDatabase::removeDatabase(connectionName);
+    qint64 value = -1;
+    bool found = false;
+    const auto read = store.select(sql.toUtf8(), [&](const SqliteStatement &row) {
+        if (!std::exchange(found, true))
+            value = row.columnInt64(0);
+    });
+    if (!read) {
+        qWarning("storeScalar: %s: %s", qPrintable(sql), qPrintable(read.error()));
+        return -1;
+    }
     return value;
 }
 

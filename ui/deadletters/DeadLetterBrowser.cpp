@@ -30,8 +30,6 @@
 #include <QProgressDialog>
 #include <QSaveFile>
 #include <QSplitter>
-#include <QSqlError>
-#include <QSqlQuery>
 #include <QStyle>
 #include <QTableView>
 #include <QTimer>
@@ -74,13 +72,39 @@ constexpr DeliveryOutcome failureOutcomes[] = {
     DeliveryOutcome::Full,
 };
 
-QString placeholders(qsizetype count)
+// "?,?,...": the IN list of one chunk of ids. Shorter chunks repeat their last id, which IN
+// ignores, so that the reader's connection prepares one statement for every chunk.
+QByteArray chunkPlaceholders()
 {
-    QStringList marks;
-    marks.reserve(count);
-    for (qsizetype i = 0; i < count; ++i)
-        marks << u"?"_s;
-    return marks.join(u',');
+    QByteArray marks;
+    marks.reserve(2 * DeadLetterBrowser::OperationChunk);
+    for (int i = 0; i < DeadLetterBrowser::OperationChunk; ++i)
+        marks += i == 0 ? "?" : ",?";
+    return marks;
+}
+
+void bindChunk(SqliteStatement &statement, const QList<qint64> &ids)
+{
+    Q_ASSERT(!ids.isEmpty() && ids.size() <= DeadLetterBrowser::OperationChunk);
+    for (int i = 0; i < DeadLetterBrowser::OperationChunk; ++i)
+        statement.bind(i + 1, ids.at(std::min<qsizetype>(i, ids.size() - 1)));
+}
+
+// How many dead letters meet the conditions (none: all of them); runs on the reader thread.
+Expected<qint64> countDeadLetters(SqliteReadConnection &store, const SqlConditions &conditions)
+{
+    const auto statement
+        = store.statement("SELECT count(*) FROM dead_letters"_ba + conditions.whereClause());
+    if (!statement)
+        return Error(statement.error());
+    conditions.bind(*statement.value());
+    qint64 count = 0;
+    const auto read = store.readRows(*statement.value(), [&count](const SqliteStatement &row) {
+        count = row.columnInt64(0);
+    });
+    if (!read)
+        return Error(read.error());
+    return count;
 }
 
 // "<id>-<event id>.json", the event id reduced to characters every file system accepts.
@@ -97,13 +121,6 @@ QString exportFileName(qint64 id, const QString &eventId)
         safe += plain ? character : u'_';
     }
     return safe.isEmpty() ? u"%1.json"_s.arg(id) : u"%1-%2.json"_s.arg(id).arg(safe);
-}
-
-QString databaseError(QSqlDatabase &database, const QString &storePath)
-{
-    return storeReadError(storePath, database.lastError().isValid()
-                                         ? database.lastError().text()
-                                         : DeadLetterBrowser::tr("the file does not exist"));
 }
 
 } // namespace
@@ -498,35 +515,26 @@ void DeadLetterBrowser::requestCounts()
     m_latestCountRequest->store(generation);
     const std::shared_ptr<std::atomic<quint64>> latest = m_latestCountRequest;
     const DeadLetterFilter filter = m_model->filter();
-    const QString storePath = m_countReader->storePath();
-    m_countReader->run(this, [this, generation, latest, filter, storePath](QSqlDatabase &database) -> StoreReader::Continuation {
+    m_countReader->run(this, [this, generation, latest, filter](
+                                 const Expected<SqliteReadConnection *> &store)
+                                 -> StoreReader::Continuation {
         if (latest->load() != generation)
             return {};
         qint64 total = 0;
         qint64 matching = 0;
         QString error;
-        if (!database.isOpen()) {
-            error = databaseError(database, storePath);
+        if (!store) {
+            error = store.error();
+        } else if (const auto all = countDeadLetters(*store.value(), SqlConditions()); !all) {
+            error = all.error();
         } else {
-            QSqlQuery query(database);
-            query.setForwardOnly(true);
-            if (!query.exec(u"SELECT count(*) FROM dead_letters"_s) || !query.next()) {
-                error = storeReadError(storePath, query.lastError().text());
-            } else {
-                total = query.value(0).toLongLong();
-                matching = total;
-                query.finish();
-                if (!filter.isEmpty()) {
-                    QVariantList values;
-                    query.prepare(u"SELECT count(*) FROM dead_letters"_s
-                                  + filter.whereClause(0, &values));
-                    for (const QVariant &value : std::as_const(values))
-                        query.addBindValue(value);
-                    if (!query.exec() || !query.next())
-                        error = storeReadError(storePath, query.lastError().text());
-                    else
-                        matching = query.value(0).toLongLong();
-                }
+            total = matching = all.value();
+            if (!filter.isEmpty()) {
+                const auto matched = countDeadLetters(*store.value(), filter.conditions(0));
+                if (matched)
+                    matching = matched.value();
+                else
+                    error = matched.error();
             }
         }
         return [this, generation, total, matching, error] {
@@ -616,24 +624,22 @@ void DeadLetterBrowser::showDetail()
                                  .arg(entry.eventId.toHtmlEscaped())
                                  .arg(id)
                                  .arg(entry.blobPath.toHtmlEscaped()));
-    const QString storePath = m_reader->storePath();
-    m_reader->run(this, [this, id, generation, storePath](QSqlDatabase &database) -> StoreReader::Continuation {
+    m_reader->run(this, [this, id, generation](const Expected<SqliteReadConnection *> &store)
+                            -> StoreReader::Continuation {
         QByteArray record;
         QString error;
         bool found = false;
-        if (!database.isOpen()) {
-            error = databaseError(database, storePath);
-        } else {
-            QSqlQuery query(database);
-            query.setForwardOnly(true);
-            query.prepare(u"SELECT record FROM dead_letters WHERE id = ?"_s);
-            query.addBindValue(id);
-            if (!query.exec())
-                error = storeReadError(storePath, query.lastError().text());
-            else if (query.next()) {
-                found = true;
-                record = query.value(0).toByteArray();
-            }
+        if (!store) {
+            error = store.error();
+        } else if (const auto read = store.value()->select(
+                       "SELECT record FROM dead_letters WHERE id = ?"_ba,
+                       [&](const SqliteStatement &row) {
+                           found = true;
+                           record = row.columnBlob(0);
+                       },
+                       id);
+                   !read) {
+            error = read.error();
         }
         QString text = found ? prettyJson(record) : QString();
         return [this, id, generation, text = std::move(text), error, found] {
@@ -684,27 +690,25 @@ void DeadLetterBrowser::copySelection()
     const QList<qint64> ids = selectedIds();
     if (ids.isEmpty())
         return;
-    const QString storePath = m_reader->storePath();
-    m_reader->run(this, [this, ids, storePath](QSqlDatabase &database) -> StoreReader::Continuation {
+    m_reader->run(this, [this, ids](const Expected<SqliteReadConnection *> &store)
+                            -> StoreReader::Continuation {
         QByteArrayList records;
         QString error;
-        if (!database.isOpen()) {
-            error = databaseError(database, storePath);
+        if (!store) {
+            error = store.error();
         } else {
-            QSqlQuery query(database);
-            query.setForwardOnly(true);
+            const auto statement = store.value()->statement(
+                "SELECT record FROM dead_letters WHERE id IN ("_ba + chunkPlaceholders()
+                + ") ORDER BY id DESC"_ba);
+            if (!statement)
+                error = statement.error();
             for (qsizetype start = 0; start < ids.size() && error.isEmpty(); start += OperationChunk) {
-                const QList<qint64> chunk = ids.mid(start, OperationChunk);
-                query.prepare(u"SELECT record FROM dead_letters WHERE id IN ("_s
-                              + placeholders(chunk.size()) + u") ORDER BY id DESC"_s);
-                for (const qint64 id : chunk)
-                    query.addBindValue(id);
-                if (!query.exec()) {
-                    error = storeReadError(storePath, query.lastError().text());
-                    break;
-                }
-                while (query.next())
-                    records.append(query.value(0).toByteArray());
+                bindChunk(*statement.value(), ids.mid(start, OperationChunk));
+                const auto read = store.value()->readRows(
+                    *statement.value(),
+                    [&records](const SqliteStatement &row) { records.append(row.columnBlob(0)); });
+                if (!read)
+                    error = read.error();
             }
         }
         const QString text = records.size() == 1 ? prettyJson(records.constFirst())
@@ -957,26 +961,26 @@ void DeadLetterBrowser::nextChunk()
     // that failed stay behind the keyset, so each one is taken once.
     const DeadLetterFilter filter = op.filter;
     const qint64 beforeId = op.beforeId;
-    const QString storePath = m_reader->storePath();
-    m_reader->run(this, [this, filter, beforeId, storePath](QSqlDatabase &database) -> StoreReader::Continuation {
+    m_reader->run(this, [this, filter, beforeId](const Expected<SqliteReadConnection *> &store)
+                            -> StoreReader::Continuation {
         QList<qint64> ids;
         QString error;
-        if (!database.isOpen()) {
-            error = databaseError(database, storePath);
+        if (!store) {
+            error = store.error();
         } else {
-            QVariantList values;
-            QSqlQuery query(database);
-            query.setForwardOnly(true);
-            query.prepare(u"SELECT id FROM dead_letters"_s + filter.whereClause(beforeId, &values)
-                          + u" ORDER BY id DESC LIMIT ?"_s);
-            for (const QVariant &value : std::as_const(values))
-                query.addBindValue(value);
-            query.addBindValue(OperationChunk);
-            if (!query.exec()) {
-                error = storeReadError(storePath, query.lastError().text());
+            const SqlConditions conditions = filter.conditions(beforeId);
+            const auto statement = store.value()->statement(
+                "SELECT id FROM dead_letters"_ba + conditions.whereClause()
+                + " ORDER BY id DESC LIMIT ?"_ba);
+            if (!statement) {
+                error = statement.error();
             } else {
-                while (query.next())
-                    ids.append(query.value(0).toLongLong());
+                statement.value()->bind(conditions.bind(*statement.value()) + 1, OperationChunk);
+                const auto read = store.value()->readRows(
+                    *statement.value(),
+                    [&ids](const SqliteStatement &row) { ids.append(row.columnInt64(0)); });
+                if (!read)
+                    error = read.error();
             }
         }
         return [this, ids, error] {
@@ -1030,28 +1034,26 @@ void DeadLetterBrowser::processChunk(const QList<qint64> &ids)
         break;
     }
     const QString directory = op.directory;
-    const QString storePath = m_reader->storePath();
-    m_reader->run(this, [this, ids, directory, storePath](QSqlDatabase &database) -> StoreReader::Continuation {
+    m_reader->run(this, [this, ids, directory](const Expected<SqliteReadConnection *> &store)
+                            -> StoreReader::Continuation {
         int written = 0;
         QStringList errors;
-        if (!database.isOpen()) {
-            errors << databaseError(database, storePath);
+        if (!store) {
+            errors << store.error();
         } else {
-            QSqlQuery query(database);
-            query.setForwardOnly(true);
-            query.prepare(u"SELECT id, event_id, record FROM dead_letters WHERE id IN ("_s
-                          + placeholders(ids.size()) + u") ORDER BY id DESC"_s);
-            for (const qint64 id : ids)
-                query.addBindValue(id);
-            if (!query.exec()) {
-                errors << storeReadError(storePath, query.lastError().text());
+            const QDir target(directory);
+            const auto statement = store.value()->statement(
+                "SELECT id, event_id, record FROM dead_letters WHERE id IN ("_ba
+                + chunkPlaceholders() + ") ORDER BY id DESC"_ba);
+            if (!statement) {
+                errors << statement.error();
             } else {
-                const QDir target(directory);
-                while (query.next()) {
-                    const qint64 id = query.value(0).toLongLong();
-                    const QString path = target.filePath(exportFileName(id, query.value(1).toString()));
+                bindChunk(*statement.value(), ids);
+                const auto writeFile = [&](const SqliteStatement &row) {
+                    const qint64 id = row.columnInt64(0);
+                    const QString path = target.filePath(exportFileName(id, row.columnText(1)));
                     QSaveFile file(path);
-                    const QByteArray bytes = prettyJson(query.value(2).toByteArray()).toUtf8() + '\n';
+                    const QByteArray bytes = prettyJson(row.columnBlob(2)).toUtf8() + '\n';
                     if (file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size()
                         && file.commit()) {
                         ++written;
@@ -1059,7 +1061,9 @@ void DeadLetterBrowser::processChunk(const QList<qint64> &ids)
                         errors << tr("Could not write %1: %2")
                                       .arg(QDir::toNativeSeparators(path), file.errorString());
                     }
-                }
+                };
+                if (const auto read = store.value()->readRows(*statement.value(), writeFile); !read)
+                    errors << read.error();
             }
         }
         return [this, written, errors] {

@@ -3,102 +3,39 @@
 #include "common/Format.h"
 #include "log/StoreReader.h"
 
-#include <QSqlError>
-#include <QSqlQuery>
-
 #include <algorithm>
 
 using namespace Qt::StringLiterals;
 
 namespace EventDesk::Ui {
 
-namespace {
-
-// LIKE pattern that matches text literally anywhere (the escape character is '\'), as the store's
-// own search does.
-QString containsPattern(const QString &text)
-{
-    QString escaped;
-    escaped.reserve(text.size() + 2);
-    escaped += u'%';
-    for (const QChar character : text) {
-        if (character == u'\\' || character == u'%' || character == u'_')
-            escaped += u'\\';
-        escaped += character;
-    }
-    escaped += u'%';
-    return escaped;
-}
-
-} // namespace
-
 bool DeadLetterFilter::isEmpty() const
 {
     return *this == DeadLetterFilter();
 }
 
-QString DeadLetterFilter::whereClause(qint64 beforeId, QVariantList *values) const
+SqlConditions DeadLetterFilter::conditions(qint64 beforeId) const
 {
-    QStringList conditions;
-    if (!topic.isEmpty()) {
-        conditions << u"topic = ?"_s;
-        *values << topic;
-    }
-    if (!subscription.isEmpty()) {
-        conditions << u"subscription = ?"_s;
-        *values << subscription;
-    }
-    if (reason != DeadLetterReason::None) {
-        conditions << u"reason = ?"_s;
-        *values << int(reason);
-    }
-    if (lastOutcome) {
-        conditions << u"last_outcome = ?"_s;
-        *values << int(*lastOutcome);
-    }
-    if (fromMs > 0) {
-        conditions << u"dead_lettered_ms >= ?"_s;
-        *values << fromMs;
-    }
-    if (toMs > 0) {
-        conditions << u"dead_lettered_ms <= ?"_s;
-        *values << toMs;
-    }
+    SqlConditions conditions;
+    if (!topic.isEmpty())
+        conditions.add("topic = ?", topic);
+    if (!subscription.isEmpty())
+        conditions.add("subscription = ?", subscription);
+    if (reason != DeadLetterReason::None)
+        conditions.add("reason = ?", qint64(reason));
+    if (lastOutcome)
+        conditions.add("last_outcome = ?", qint64(*lastOutcome));
+    if (fromMs > 0)
+        conditions.add("dead_lettered_ms >= ?", fromMs);
+    if (toMs > 0)
+        conditions.add("dead_lettered_ms <= ?", toMs);
     if (!text.isEmpty()) {
         // The record is a BLOB; LIKE compares it case-insensitively only as TEXT.
-        conditions << u"CAST(record AS TEXT) LIKE ? ESCAPE '\\'"_s;
-        *values << containsPattern(text);
+        conditions.add("CAST(record AS TEXT) LIKE ? ESCAPE '\\'", likeContainsPattern(text));
     }
-    if (beforeId > 0) {
-        conditions << u"id < ?"_s;
-        *values << beforeId;
-    }
-    return conditions.isEmpty() ? QString() : u" WHERE "_s + conditions.join(u" AND "_s);
-}
-
-QString deadLetterListColumns()
-{
-    return u"id, topic, subscription, event_id, reason, last_outcome, last_http_status, attempts,"
-           " publish_ms, last_attempt_ms, dead_lettered_ms, blob_path, event_type"_s;
-}
-
-DeadLetterEntry deadLetterFromListRow(const QSqlQuery &row)
-{
-    DeadLetterEntry entry;
-    entry.id = row.value(0).toLongLong();
-    entry.topic = row.value(1).toString();
-    entry.subscription = row.value(2).toString();
-    entry.eventId = row.value(3).toString();
-    entry.reason = static_cast<DeadLetterReason>(row.value(4).toInt());
-    entry.lastOutcome = static_cast<DeliveryOutcome>(row.value(5).toInt());
-    entry.lastHttpStatus = row.value(6).toInt();
-    entry.attempts = row.value(7).toInt();
-    entry.publishMs = row.value(8).toLongLong();
-    entry.lastAttemptMs = row.value(9).toLongLong();
-    entry.deadLetteredMs = row.value(10).toLongLong();
-    entry.blobPath = row.value(11).toString();
-    entry.eventType = row.value(12).toString();
-    return entry;
+    if (beforeId > 0)
+        conditions.add("id < ?", beforeId);
+    return conditions;
 }
 
 DeadLetterModel::DeadLetterModel(StoreReader *reader, QObject *parent)
@@ -172,32 +109,29 @@ void DeadLetterModel::fetchPage()
     const quint64 generation = m_generation;
     const qint64 beforeId = m_nextBeforeId;
     const DeadLetterFilter filter = m_filter;
-    const QString storePath = m_reader->storePath();
-    m_reader->run(this, [this, generation, beforeId, filter, storePath](QSqlDatabase &database) -> StoreReader::Continuation {
+    m_reader->run(this, [this, generation, beforeId, filter](
+                            const Expected<SqliteReadConnection *> &store)
+                            -> StoreReader::Continuation {
         QList<DeadLetterEntry> rows;
         QString error;
-        if (!database.isOpen()) {
-            error = storeReadError(storePath, database.lastError().isValid()
-                                       ? database.lastError().text()
-                                       : tr("the file does not exist"));
+        if (!store) {
+            error = store.error();
         } else {
-            QVariantList values;
-            const QString sql = u"SELECT "_s + deadLetterListColumns() + u" FROM dead_letters"_s
-                + filter.whereClause(beforeId, &values) + u" ORDER BY id DESC LIMIT ?"_s;
-            QSqlQuery query(database);
-            query.setForwardOnly(true);
-            query.prepare(sql);
-            for (const QVariant &value : std::as_const(values))
-                query.addBindValue(value);
-            query.addBindValue(PageSize);
-            if (!query.exec()) {
-                error = storeReadError(storePath, query.lastError().text());
+            // The index fields only: the detail pane reads the record of one row at a time.
+            const SqlConditions conditions = filter.conditions(beforeId);
+            const auto statement = store.value()->statement(
+                "SELECT "_ba + DeadLetterIndexColumns + " FROM dead_letters"_ba
+                + conditions.whereClause() + " ORDER BY id DESC LIMIT ?"_ba);
+            if (!statement) {
+                error = statement.error();
             } else {
+                statement.value()->bind(conditions.bind(*statement.value()) + 1, PageSize);
                 rows.reserve(PageSize);
-                while (query.next())
-                    rows.append(deadLetterFromListRow(query));
-                if (query.lastError().isValid())
-                    error = storeReadError(storePath, query.lastError().text());
+                const auto read = store.value()->readRows(
+                    *statement.value(),
+                    [&rows](const SqliteStatement &row) { rows.append(readDeadLetter(row)); });
+                if (!read)
+                    error = read.error();
             }
         }
         return [this, generation, rows = std::move(rows), error]() mutable {

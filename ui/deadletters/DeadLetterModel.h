@@ -1,15 +1,13 @@
 #pragma once
 
 #include "store/DeliveryStore.h"
+#include "store/SqliteStoreSchema.h"
 
 #include <QAbstractTableModel>
 #include <QList>
 #include <QString>
-#include <QVariantList>
 
 #include <optional>
-
-class QSqlQuery;
 
 namespace EventDesk::Ui {
 
@@ -29,8 +27,8 @@ struct DeadLetterFilter
     bool isEmpty() const;
     bool operator==(const DeadLetterFilter &other) const = default;
 
-    // " WHERE ..." (or empty) for dead_letters; beforeId > 0 adds the keyset condition id < ?.
-    QString whereClause(qint64 beforeId, QVariantList *values) const;
+    // The conditions on dead_letters; beforeId > 0 adds the keyset condition id < beforeId.
+    SqlConditions conditions(qint64 beforeId) const;
 };
 
 // The dead letters of the workspace, newest first, read page by page through keyset pagination
@@ -103,9 +101,5 @@ private:
     bool m_atEnd = false;
     QString m_lastError;
 };
-
-// The columns the list reads (everything but the record and event bytes), and one row of them.
-QString deadLetterListColumns();
-DeadLetterEntry deadLetterFromListRow(const QSqlQuery &row);
 
 } // namespace EventDesk::Ui

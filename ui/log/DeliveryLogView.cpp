@@ -2,6 +2,7 @@
 
 #include "DeliveryLogModel.h"
 #include "StoreReader.h"
+#include "store/SqliteStoreSchema.h"
 
 #include <QAction>
 #include <QApplication>
@@ -15,8 +16,6 @@
 #include <QLocale>
 #include <QMenu>
 #include <QScrollBar>
-#include <QSqlError>
-#include <QSqlQuery>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -202,29 +201,23 @@ void DeliveryLogView::setStorePath(const QString &sqliteFile)
     if (!m_loadingHistory)
         return;
     updateCountLabel();
-    m_reader->run(this, [this, generation, sqliteFile](QSqlDatabase &database) -> StoreReader::Continuation {
+    m_reader->run(this, [this, generation](const Expected<SqliteReadConnection *> &store)
+                            -> StoreReader::Continuation {
         QList<AttemptLogEntry> entries;
         QString error;
-        if (!database.isOpen()) {
-            error = storeReadError(sqliteFile, database.lastError().isValid()
-                                       ? database.lastError().text()
-                                       : tr("the file does not exist"));
+        if (!store) {
+            error = store.error();
         } else {
-            QSqlQuery query(database);
-            query.setForwardOnly(true);
-            query.prepare(u"SELECT "_s + attemptLogColumns()
-                          + u" FROM attempt_log ORDER BY id DESC LIMIT ?"_s);
-            query.addBindValue(HistoryRows);
-            if (!query.exec()) {
-                error = storeReadError(sqliteFile, query.lastError().text());
-            } else {
-                entries.reserve(HistoryRows);
-                while (query.next())
-                    entries.append(attemptLogEntryFromRow(query));
-                if (query.lastError().isValid())
-                    error = storeReadError(sqliteFile, query.lastError().text());
-                std::reverse(entries.begin(), entries.end());
-            }
+            entries.reserve(HistoryRows);
+            const auto read = store.value()->select(
+                "SELECT "_ba + AttemptLogColumns + " FROM attempt_log ORDER BY id DESC LIMIT ?"_ba,
+                [&entries](const SqliteStatement &row) {
+                    entries.append(readAttemptLogEntry(row));
+                },
+                HistoryRows);
+            if (!read)
+                error = read.error();
+            std::reverse(entries.begin(), entries.end());
         }
         return [this, generation, entries = std::move(entries), error]() mutable {
             historyArrived(generation, std::move(entries), error);

@@ -2,6 +2,7 @@
 
 #include "StoreReader.h"
 #include "common/Format.h"
+#include "store/SqliteStoreSchema.h"
 
 #include <QAction>
 #include <QFontDatabase>
@@ -11,8 +12,6 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
-#include <QSqlError>
-#include <QSqlQuery>
 #include <QStyle>
 #include <QVBoxLayout>
 
@@ -23,105 +22,54 @@ namespace EventDesk::Ui {
 namespace {
 
 // Runs on the reader thread.
-QString readHistory(QSqlDatabase &database, const QString &eventId, EventHistory *history)
+Expected<void> readHistory(SqliteReadConnection &store, const QString &eventId,
+                           EventHistory *history)
 {
-    QSqlQuery query(database);
-    query.setForwardOnly(true);
-    const auto failed = [&query] { return query.lastError().text(); };
-
     // event_ids is comma-joined; the commas around both sides make only whole ids match.
-    query.prepare(u"SELECT "_s + attemptLogColumns()
-                  + u" FROM attempt_log WHERE instr(',' || event_ids || ',', ?) > 0 ORDER BY id"_s);
-    query.addBindValue(QString(u',' + eventId + u','));
-    if (!query.exec())
-        return failed();
-    while (query.next())
-        history->attempts.append(attemptLogEntryFromRow(query));
+    auto read = store.select(
+        "SELECT "_ba + AttemptLogColumns
+            + " FROM attempt_log WHERE instr(',' || event_ids || ',', ?) > 0 ORDER BY id"_ba,
+        [history](const SqliteStatement &row) {
+            history->attempts.append(readAttemptLogEntry(row));
+        },
+        QString(u',' + eventId + u','));
+    if (!read)
+        return read;
 
-    query.prepare(u"SELECT id, topic, subscription, reason, last_outcome, last_http_status,"
-                  " attempts, publish_ms, last_attempt_ms, dead_lettered_ms, blob_path, record"
-                  " FROM dead_letters WHERE event_id = ? ORDER BY id"_s);
-    query.addBindValue(eventId);
-    if (!query.exec())
-        return failed();
-    while (query.next()) {
-        DeadLetterEntry entry;
-        entry.id = query.value(0).toLongLong();
-        entry.topic = query.value(1).toString();
-        entry.subscription = query.value(2).toString();
-        entry.eventId = eventId;
-        entry.reason = static_cast<DeadLetterReason>(query.value(3).toInt());
-        entry.lastOutcome = static_cast<DeliveryOutcome>(query.value(4).toInt());
-        entry.lastHttpStatus = query.value(5).toInt();
-        entry.attempts = query.value(6).toInt();
-        entry.publishMs = query.value(7).toLongLong();
-        entry.lastAttemptMs = query.value(8).toLongLong();
-        entry.deadLetteredMs = query.value(9).toLongLong();
-        entry.blobPath = query.value(10).toString();
-        entry.record = query.value(11).toByteArray();
-        history->deadLetters.append(entry);
-    }
+    read = store.select(
+        "SELECT "_ba + DeadLetterColumns + " FROM dead_letters WHERE event_id = ? ORDER BY id"_ba,
+        [history](const SqliteStatement &row) {
+            history->deadLetters.append(readDeadLetter(row));
+        },
+        eventId);
+    if (!read)
+        return read;
 
-    query.prepare(u"SELECT topic, subscription, reason, last_outcome, last_http_status, attempts,"
-                  " dropped_ms FROM dropped WHERE event_id = ? ORDER BY id"_s);
-    query.addBindValue(eventId);
-    if (!query.exec())
-        return failed();
-    while (query.next()) {
-        DroppedEntry entry;
-        entry.topic = query.value(0).toString();
-        entry.subscription = query.value(1).toString();
-        entry.eventId = eventId;
-        entry.reason = static_cast<DeadLetterReason>(query.value(2).toInt());
-        entry.lastOutcome = static_cast<DeliveryOutcome>(query.value(3).toInt());
-        entry.lastHttpStatus = query.value(4).toInt();
-        entry.attempts = query.value(5).toInt();
-        entry.droppedMs = query.value(6).toLongLong();
-        history->drops.append(entry);
-    }
+    read = store.select(
+        "SELECT "_ba + DroppedColumns + " FROM dropped WHERE event_id = ? ORDER BY id"_ba,
+        [history](const SqliteStatement &row) { history->drops.append(readDropped(row)); },
+        eventId);
+    if (!read)
+        return read;
 
-    query.prepare(u"SELECT seq, topic, event_type, subject, data_version, event_time, publish_ms,"
-                  " body FROM events WHERE event_id = ? ORDER BY seq"_s);
-    query.addBindValue(eventId);
-    if (!query.exec())
-        return failed();
-    while (query.next()) {
-        StoredEvent event;
-        event.seq = query.value(0).toLongLong();
-        event.topic = query.value(1).toString();
-        event.id = eventId;
-        event.eventType = query.value(2).toString();
-        event.subject = query.value(3).toString();
-        event.dataVersion = query.value(4).toString();
-        event.eventTime = query.value(5).toString();
-        event.publishMs = query.value(6).toLongLong();
-        event.body = query.value(7).toByteArray();
-        history->events.append(event);
-    }
+    read = store.select(
+        "SELECT "_ba + EventColumns + " FROM events WHERE event_id = ? ORDER BY seq"_ba,
+        [history](const SqliteStatement &row) { history->events.append(readEvent(row)); },
+        eventId);
+    if (!read)
+        return read;
 
-    query.prepare(u"SELECT topic, subscription, state, attempts, due_ms, last_outcome,"
-                  " last_http_status, last_attempt_ms, reason FROM deliveries WHERE event_seq = ?"
-                  " ORDER BY id"_s);
     for (const StoredEvent &event : std::as_const(history->events)) {
-        query.addBindValue(event.seq);
-        if (!query.exec())
-            return failed();
-        while (query.next()) {
-            DeliveryRecord record;
-            record.eventSeq = event.seq;
-            record.topic = query.value(0).toString();
-            record.subscription = query.value(1).toString();
-            record.state = static_cast<DeliveryState>(query.value(2).toInt());
-            record.attempts = query.value(3).toInt();
-            record.dueMs = query.value(4).toLongLong();
-            record.lastOutcome = static_cast<DeliveryOutcome>(query.value(5).toInt());
-            record.lastHttpStatus = query.value(6).toInt();
-            record.lastAttemptMs = query.value(7).toLongLong();
-            record.reason = static_cast<DeadLetterReason>(query.value(8).toInt());
-            history->unfinished.append(record);
-        }
+        read = store.select(
+            "SELECT "_ba + DeliveryColumns + " FROM deliveries WHERE event_seq = ? ORDER BY id"_ba,
+            [history](const SqliteStatement &row) {
+                history->unfinished.append(readDelivery(row));
+            },
+            event.seq);
+        if (!read)
+            return read;
     }
-    return QString();
+    return {};
 }
 
 } // namespace
@@ -200,7 +148,6 @@ EventInspector::~EventInspector() = default;
 
 void EventInspector::setStorePath(const QString &sqliteFile)
 {
-    m_storePath = sqliteFile;
     m_reader->setStorePath(sqliteFile);
 }
 
@@ -218,19 +165,15 @@ void EventInspector::showEvent(const QString &eventId)
     m_refreshButton->setEnabled(false);
     m_title->setText(tr("Event %1").arg(eventId));
     m_summary->setText(tr("Reading the event's history…"));
-    const QString storePath = m_storePath;
-    m_reader->run(this, [this, generation, eventId, storePath](QSqlDatabase &database) -> StoreReader::Continuation {
+    m_reader->run(this, [this, generation, eventId](const Expected<SqliteReadConnection *> &store)
+                            -> StoreReader::Continuation {
         EventHistory history;
         history.eventId = eventId;
         QString error;
-        if (!database.isOpen()) {
-            error = storeReadError(storePath, database.lastError().isValid()
-                                      ? database.lastError().text()
-                                      : tr("the file does not exist"));
-        } else if (const QString failure = readHistory(database, eventId, &history);
-                   !failure.isEmpty()) {
-            error = storeReadError(storePath, failure);
-        }
+        if (!store)
+            error = store.error();
+        else if (const auto read = readHistory(*store.value(), eventId, &history); !read)
+            error = read.error();
         return [this, generation, history = std::move(history), error] {
             if (generation == m_generation)
                 present(history, error);

@@ -56,7 +56,6 @@ private:
     QLabel *m_payloadCaption = nullptr;
 
     QString m_eventId;
-    QString m_storePath;
     EventHistory m_history;
     quint64 m_generation = 0;
     bool m_loading = false;

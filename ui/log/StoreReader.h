@@ -1,38 +1,38 @@
 #pragma once
 
 #include "store/DeliveryStore.h"
+#include "store/SqliteReadConnection.h"
 
 #include <QObject>
-#include <QSqlDatabase>
 #include <QString>
 #include <QThread>
 
 #include <atomic>
 #include <functional>
 
-class QSqlQuery;
-
 namespace EventDesk::Ui {
 
 class StoreReaderWorker;
 
-// A read-only connection to the workspace's SQLite store, on a thread of its own
-// (ARCHITECTURE.md "Threads": the GUI may read the store itself; WAL lets it read while the
-// engine writes). Jobs run one after another on the reader thread; each returns a continuation
-// that is run on the thread of the context object, and dropped when the context is gone.
+// A read-only connection to the workspace's SQLite store (SqliteReadConnection), on a thread of
+// its own (ARCHITECTURE.md "Threads": the GUI may read the store itself; WAL lets it read while
+// the engine writes). Jobs run one after another on the reader thread; each returns a
+// continuation that is run on the thread of the context object, and dropped when the context is
+// gone.
 class StoreReader final : public QObject
 {
     Q_OBJECT
 
 public:
     using Continuation = std::function<void()>;
-    // database is open read-only, or not open (then database.lastError() says why).
-    using Job = std::function<Continuation(QSqlDatabase &database)>;
+    // The connection, open on the store file, or why it could not be opened (the message names
+    // the file). It stays open from job to job until the store path changes.
+    using Job = std::function<Continuation(const Expected<SqliteReadConnection *> &store)>;
 
     explicit StoreReader(QObject *parent = nullptr);
     ~StoreReader() override;
 
-    // Following jobs read this file (an empty path: jobs get a closed connection).
+    // Following jobs read this file (an empty path: jobs get an error).
     void setStorePath(const QString &sqliteFile);
     QString storePath() const { return m_storePath; }
 
@@ -48,13 +48,6 @@ private:
     std::atomic<bool> m_stopping{false};
 };
 
-// "Could not read the store <file>: <reason>" for a connection that failed to open or a query
-// that failed.
-QString storeReadError(const QString &sqliteFile, const QString &reason);
-
-// The columns of attempt_log in the order attemptLogEntryFromRow() reads them.
-QString attemptLogColumns();
-AttemptLogEntry attemptLogEntryFromRow(const QSqlQuery &row);
 // A key that tells one attempt from another without its store id (live entries have none).
 QString attemptIdentity(const AttemptLogEntry &entry);
 

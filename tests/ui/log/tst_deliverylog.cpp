@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -216,6 +217,20 @@ void TestDeliveryLog::historyLoadsFromTheStore()
     view.setStorePath(directory.filePath(u"missing.db"_s));
     QTRY_COMPARE(loaded.size(), 2);
     QVERIFY(loaded.at(1).at(1).toString().contains(u"missing.db"_s));
+
+    // Nor is a file that is not a store; the message names it and says so.
+    const QString notAStore = directory.filePath(u"notes.db"_s);
+    {
+        QFile file(notAStore);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QVERIFY(file.write("these are notes, not a database\n") > 0);
+    }
+    view.setStorePath(notAStore);
+    QTRY_COMPARE(loaded.size(), 3);
+    const QString error = loaded.at(2).at(1).toString();
+    QVERIFY2(error.contains(QDir::toNativeSeparators(notAStore)), qPrintable(error));
+    QVERIFY2(error.contains(u"not an EventDesk store"_s), qPrintable(error));
+    QCOMPARE(view.logModel()->rowCount(), 0);
 }
 
 void TestDeliveryLog::scrolledAwayViewDoesNotJump()

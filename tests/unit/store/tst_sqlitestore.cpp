@@ -4,10 +4,11 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QSqlDatabase>
-#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QVariant>
+
+#include <sqlite3.h>
 
 #include <algorithm>
 
@@ -22,40 +23,65 @@ using namespace EventDesk;
 
 namespace {
 
-// A plain QSQLITE connection that looks at the file behind the store's back, the way the desktop
-// app's delivery log and dead-letter browser read the store.
+// A plain read-write SQLite connection that looks at the file (and changes it) behind the store's
+// back, through the same SQLite library.
 class RawConnection final
 {
 public:
     explicit RawConnection(const QString &filePath)
-        : m_name(u"tst-raw-%1"_s.arg(++s_counter))
     {
-        QSqlDatabase database = QSqlDatabase::addDatabase(u"QSQLITE"_s, m_name);
-        database.setDatabaseName(filePath);
-        database.open();
+        if (sqlite3_open_v2(QFile::encodeName(filePath).constData(), &m_database,
+                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr)
+            != SQLITE_OK) {
+            qWarning("RawConnection: %s", sqlite3_errmsg(m_database));
+        }
+        sqlite3_busy_timeout(m_database, 5000);
     }
-    ~RawConnection()
-    {
-        QSqlDatabase::database(m_name, false).close();
-        QSqlDatabase::removeDatabase(m_name);
-    }
+    ~RawConnection() { sqlite3_close_v2(m_database); }
+    Q_DISABLE_COPY_MOVE(RawConnection)
 
     bool execute(const QString &sql) const
     {
-        QSqlQuery query(QSqlDatabase::database(m_name, false));
-        return query.exec(sql);
+        return sqlite3_exec(m_database, sql.toUtf8().constData(), nullptr, nullptr, nullptr)
+            == SQLITE_OK;
     }
+    // The first column of the first row; an invalid QVariant for no row, NULL or an error.
     QVariant scalar(const QString &sql) const
     {
-        QSqlQuery query(QSqlDatabase::database(m_name, false));
-        if (!query.exec(sql) || !query.next())
-            return {};
-        return query.value(0);
+        const QByteArray utf8 = sql.toUtf8();
+        sqlite3_stmt *statement = nullptr;
+        QVariant value;
+        if (sqlite3_prepare_v2(m_database, utf8.constData(), int(utf8.size()), &statement, nullptr)
+                == SQLITE_OK
+            && sqlite3_step(statement) == SQLITE_ROW) {
+            switch (sqlite3_column_type(statement, 0)) {
+            case SQLITE_INTEGER:
+                value = qint64(sqlite3_column_int64(statement, 0));
+                break;
+            case SQLITE_FLOAT:
+                value = sqlite3_column_double(statement, 0);
+                break;
+            case SQLITE_TEXT: {
+                const auto *text
+                    = reinterpret_cast<const char *>(sqlite3_column_text(statement, 0));
+                value = QString::fromUtf8(text, sqlite3_column_bytes(statement, 0));
+                break;
+            }
+            case SQLITE_BLOB: {
+                const auto *data = static_cast<const char *>(sqlite3_column_blob(statement, 0));
+                value = QByteArray(data, sqlite3_column_bytes(statement, 0));
+                break;
+            }
+            default:
+                break;
+            }
+        }
+        sqlite3_finalize(statement);
+        return value;
     }
 
 private:
-    static inline int s_counter = 0;
-    QString m_name;
+    sqlite3 *m_database = nullptr;
 };
 
 // How many file descriptors of this process refer to filePath; -1 where that cannot be told
@@ -209,6 +235,7 @@ private Q_SLOTS:
     void createsSchemaInWalMode();
     void reopenKeepsData();
     void maxIdsSurviveFinishedEvents();
+    void finishedInRunsAndGaps();
     void insertPublishedIsAtomic();
     void commitUpdatesAndFinishesDeliveries();
     void commitPersistsLogsNewestFirst();
@@ -304,6 +331,44 @@ void TestSqliteStore::reopenKeepsData()
     QVERIFY(ids);
     QCOMPARE(ids->eventSeq, 2);
     QCOMPARE(ids->deliveryId, 12);
+}
+
+void TestSqliteStore::finishedInRunsAndGaps()
+{
+    // Finished deliveries are removed in runs of consecutive ids: a gap, an unsorted list,
+    // duplicates and an event that another subscription still waits for must all come out right.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    SqliteDeliveryStore store;
+    QVERIFY(store.open(dir.filePath(u"store.db"_s)));
+    QList<StoredEvent> events;
+    QList<DeliveryRecord> deliveries;
+    for (qint64 seq = 1; seq <= 10; ++seq) {
+        events.append(makeEvent(seq));
+        deliveries.append(makeDelivery(seq, seq, u"billing"_s));
+    }
+    deliveries.append(makeDelivery(11, 4, u"audit"_s)); // event 4 has a second delivery
+    QVERIFY(store.insertPublished(events, deliveries));
+
+    StoreBatch batch;
+    for (const qint64 id : {7, 3, 5, 4, 6, 9, 2, 3})
+        batch.finished.append({id, id, DeliveryState::Delivered});
+    const auto committed = store.commit(batch);
+    QVERIFY2(committed, qPrintable(committed.error()));
+
+    const auto left = store.loadUnfinishedDeliveries();
+    QVERIFY(left);
+    QList<qint64> leftIds;
+    for (const DeliveryRecord &record : left.value())
+        leftIds.append(record.id);
+    QCOMPARE(leftIds, (QList<qint64>{1, 8, 10, 11}));
+    const auto kept = store.loadEvents({1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+    QVERIFY(kept);
+    QList<qint64> keptSeqs;
+    for (const StoredEvent &event : kept.value())
+        keptSeqs.append(event.seq);
+    std::sort(keptSeqs.begin(), keptSeqs.end());
+    QCOMPARE(keptSeqs, (QList<qint64>{1, 4, 8, 10}));
 }
 
 void TestSqliteStore::maxIdsSurviveFinishedEvents()
@@ -908,7 +973,7 @@ void TestSqliteStore::storesCoexistInOneProcess()
 void TestSqliteStore::textRoundTripsExactly()
 {
     // Text is stored as UTF-8 with its length: characters outside Latin-1, surrogate pairs and
-    // embedded NULs come back unchanged, and QtSql (the desktop app's views) reads the same text.
+    // embedded NULs come back unchanged, and another connection reads the same text.
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString path = dir.filePath(u"store.db"_s);

@@ -1,0 +1,139 @@
+#include "SqliteStoreSchema.h"
+
+#include "SqliteStatement.h"
+
+using namespace Qt::StringLiterals;
+
+namespace EventDesk {
+
+void readDelivery(const SqliteStatement &row, DeliveryRecord &record)
+{
+    record.id = row.columnInt64(0);
+    record.eventSeq = row.columnInt64(1);
+    record.topic = row.columnText(2);
+    record.subscription = row.columnText(3);
+    record.state = static_cast<DeliveryState>(row.columnInt(4));
+    record.attempts = row.columnInt(5);
+    record.dueMs = row.columnInt64(6);
+    record.publishMs = row.columnInt64(7);
+    record.lastOutcome = static_cast<DeliveryOutcome>(row.columnInt(8));
+    record.lastHttpStatus = row.columnInt(9);
+    record.lastAttemptMs = row.columnInt64(10);
+    record.reason = static_cast<DeadLetterReason>(row.columnInt(11));
+    record.deadLetterUnavailableSinceMs = row.columnInt64(12);
+}
+
+DeliveryRecord readDelivery(const SqliteStatement &row)
+{
+    DeliveryRecord record;
+    readDelivery(row, record);
+    return record;
+}
+
+StoredEvent readEvent(const SqliteStatement &row)
+{
+    StoredEvent event;
+    event.seq = row.columnInt64(0);
+    event.topic = row.columnText(1);
+    event.id = row.columnText(2);
+    event.eventType = row.columnText(3);
+    event.subject = row.columnText(4);
+    event.dataVersion = row.columnText(5);
+    event.eventTime = row.columnText(6);
+    event.publishMs = row.columnInt64(7);
+    event.body = row.columnBlob(8);
+    return event;
+}
+
+DeadLetterEntry readDeadLetter(const SqliteStatement &row)
+{
+    DeadLetterEntry entry;
+    entry.id = row.columnInt64(0);
+    entry.topic = row.columnText(1);
+    entry.subscription = row.columnText(2);
+    entry.eventId = row.columnText(3);
+    entry.reason = static_cast<DeadLetterReason>(row.columnInt(4));
+    entry.lastOutcome = static_cast<DeliveryOutcome>(row.columnInt(5));
+    entry.lastHttpStatus = row.columnInt(6);
+    entry.attempts = row.columnInt(7);
+    entry.publishMs = row.columnInt64(8);
+    entry.lastAttemptMs = row.columnInt64(9);
+    entry.deadLetteredMs = row.columnInt64(10);
+    entry.blobPath = row.columnText(11);
+    entry.record = row.columnBlob(12);
+    entry.eventType = row.columnText(13);
+    entry.subject = row.columnText(14);
+    entry.dataVersion = row.columnText(15);
+    entry.eventTime = row.columnText(16);
+    entry.eventBody = row.columnBlob(17);
+    return entry;
+}
+
+DroppedEntry readDropped(const SqliteStatement &row)
+{
+    DroppedEntry entry;
+    entry.topic = row.columnText(0);
+    entry.subscription = row.columnText(1);
+    entry.eventId = row.columnText(2);
+    entry.reason = static_cast<DeadLetterReason>(row.columnInt(3));
+    entry.lastOutcome = static_cast<DeliveryOutcome>(row.columnInt(4));
+    entry.lastHttpStatus = row.columnInt(5);
+    entry.attempts = row.columnInt(6);
+    entry.droppedMs = row.columnInt64(7);
+    return entry;
+}
+
+AttemptLogEntry readAttemptLogEntry(const SqliteStatement &row)
+{
+    AttemptLogEntry entry;
+    entry.id = row.columnInt64(0);
+    entry.timeMs = row.columnInt64(1);
+    entry.topic = row.columnText(2);
+    entry.subscription = row.columnText(3);
+    const QString eventIds = row.columnText(4);
+    if (!eventIds.isEmpty())
+        entry.eventIds = eventIds.split(u',');
+    entry.attempt = row.columnInt(5);
+    entry.httpStatus = row.columnInt(6);
+    entry.outcome = static_cast<DeliveryOutcome>(row.columnInt(7));
+    entry.durationMs = row.columnInt64(8);
+    entry.nextDueMs = row.columnInt64(9);
+    return entry;
+}
+
+QString likeContainsPattern(const QString &text)
+{
+    QString escaped;
+    escaped.reserve(text.size() + 2);
+    escaped += u'%';
+    for (const QChar character : text) {
+        if (character == u'\\' || character == u'%' || character == u'_')
+            escaped += u'\\';
+        escaped += character;
+    }
+    escaped += u'%';
+    return escaped;
+}
+
+void SqlConditions::add(QByteArrayView condition, Value value)
+{
+    m_conditions.append(condition.toByteArray());
+    m_values.push_back(std::move(value));
+}
+
+QByteArray SqlConditions::whereClause() const
+{
+    if (m_conditions.isEmpty())
+        return {};
+    return " WHERE "_ba + m_conditions.join(" AND "_ba);
+}
+
+int SqlConditions::bind(SqliteStatement &statement) const
+{
+    int position = 0;
+    for (const Value &value : m_values)
+        std::visit([&](const auto &bound) { statement.bind(++position, bound); }, value);
+    return position;
+}
+
+} // namespace EventDesk

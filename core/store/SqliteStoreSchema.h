@@ -1,0 +1,97 @@
+#pragma once
+
+#include "DeliveryStore.h"
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QList>
+#include <QString>
+#include <QtGlobal>
+
+#include <variant>
+#include <vector>
+
+namespace EventDesk {
+
+class SqliteStatement;
+
+// What an EventDesk store file is, and how a row of each of its tables is read. The store writes
+// the file and the desktop app's views read it (SqliteReadConnection); both take their column
+// lists and row readers from here, so that a column order and the code that depends on it exist
+// once.
+
+// PRAGMA application_id ("EvDk"): tells an EventDesk store apart from any other SQLite file.
+inline constexpr int StoreApplicationId = 0x45764b64;
+// PRAGMA user_version of the schema this build writes and reads.
+inline constexpr int StoreSchemaVersion = 1;
+
+// The first 16 bytes of every SQLite 3 database file (the NUL included).
+inline constexpr char SqliteFileHeader[] = "SQLite format 3";
+static_assert(sizeof(SqliteFileHeader) == 16);
+
+// Columns of deliveries, in the order readDelivery() reads them.
+inline constexpr char DeliveryColumns[]
+    = "id, event_seq, topic, subscription, state, attempts, due_ms, publish_ms, last_outcome,"
+      " last_http_status, last_attempt_ms, reason, dl_unavailable_since_ms";
+// Reads the columns of DeliveryColumns into record; the strings reuse record's buffers, which is
+// what lets a start-up stream a million rows through one record.
+void readDelivery(const SqliteStatement &row, DeliveryRecord &record);
+DeliveryRecord readDelivery(const SqliteStatement &row);
+
+// Columns of events, in the order readEvent() reads them.
+inline constexpr char EventColumns[]
+    = "seq, topic, event_id, event_type, subject, data_version, event_time, publish_ms, body";
+StoredEvent readEvent(const SqliteStatement &row);
+
+// Columns of dead_letters, in the order readDeadLetter() reads them.
+inline constexpr char DeadLetterColumns[]
+    = "id, topic, subscription, event_id, reason, last_outcome, last_http_status, attempts,"
+      " publish_ms, last_attempt_ms, dead_lettered_ms, blob_path, record, event_type, subject,"
+      " data_version, event_time, event_body";
+// The same columns with NULL for the record and the event body, which readDeadLetter() then
+// reads as empty: for lists of the index fields, where those bytes would cost kilobytes per row.
+inline constexpr char DeadLetterIndexColumns[]
+    = "id, topic, subscription, event_id, reason, last_outcome, last_http_status, attempts,"
+      " publish_ms, last_attempt_ms, dead_lettered_ms, blob_path, NULL, event_type, subject,"
+      " data_version, event_time, NULL";
+DeadLetterEntry readDeadLetter(const SqliteStatement &row);
+
+// Columns of dropped, in the order readDropped() reads them.
+inline constexpr char DroppedColumns[]
+    = "topic, subscription, event_id, reason, last_outcome, last_http_status, attempts,"
+      " dropped_ms";
+DroppedEntry readDropped(const SqliteStatement &row);
+
+// Columns of attempt_log (the delivery log), in the order readAttemptLogEntry() reads them.
+inline constexpr char AttemptLogColumns[]
+    = "id, time_ms, topic, subscription, event_ids, attempt, http_status, outcome, duration_ms,"
+      " next_due_ms";
+AttemptLogEntry readAttemptLogEntry(const SqliteStatement &row);
+
+// LIKE pattern (with ESCAPE '\') that matches text literally anywhere: '%', '_' and '\' in the
+// text are no wildcards.
+QString likeContainsPattern(const QString &text);
+
+// The conditions of a WHERE clause, joined with AND, and the values of their placeholders in the
+// order they appear.
+class SqlConditions final
+{
+public:
+    using Value = std::variant<qint64, QString>;
+
+    // condition holds exactly one '?', for value.
+    void add(QByteArrayView condition, Value value);
+
+    bool isEmpty() const { return m_conditions.isEmpty(); }
+    // " WHERE a AND b ...", or empty when there is no condition.
+    QByteArray whereClause() const;
+    // Binds the values to parameters 1, 2, ...; returns how many it bound, so that the caller
+    // knows the position of its own parameters after them (a LIMIT, say).
+    int bind(SqliteStatement &statement) const;
+
+private:
+    QList<QByteArray> m_conditions;
+    std::vector<Value> m_values;
+};
+
+} // namespace EventDesk
