@@ -11,6 +11,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QString>
+#include <QThreadPool>
 #include <QTimer>
 #include <QUrl>
 
@@ -38,6 +39,19 @@ struct EngineOptions
     qint64 deadLetterGiveUpMs = 4LL * 60 * 60 * 1000; // L4
     int deadLetterMaxEventsPerBlob = 500; // L3: events written together where possible
     int storeFlushIntervalMs = 5; // group commit of state changes after delivery
+};
+
+// A publish request taken in by the engine thread and not yet parsed (see
+// Engine::preparePublish): everything the parse needs, so that it can run on another thread.
+struct PublishTicket
+{
+    Topic topic;
+    QByteArray body;
+    QByteArray contentType;
+    qint64 nowMs = 0; // the publish time
+    QString publishTimeIso;
+    EventParser::FilterViews filterViews = EventParser::FilterViews::Build;
+    quint64 workspaceGeneration = 0;
 };
 
 struct PublishResult
@@ -75,6 +89,14 @@ public:
            DeadLetterSink *deadLetterSink, EngineOptions options = {}, QObject *parent = nullptr);
     ~Engine() override;
 
+    // Webhook deliveries are spread over the constructor's access manager and these (each of
+    // Qt's managers does its HTTP work on a thread of its own). They must live on the engine's
+    // thread and outlive it. Validation handshakes use the constructor's manager.
+    void addDeliveryNetwork(QNetworkAccessManager *network);
+    // How many delivery managers to use in all: one per core, at most four. On a single manager,
+    // Qt's HTTP thread is what limits deliveries per second (bench/RESULTS.md, benchmark 1).
+    static int recommendedDeliveryNetworks();
+
     // Secret header values (H2) come from here; without a resolver secret headers are omitted.
     void setSecretResolver(std::function<QString(const QString &topic, const QString &subscription,
                                                  const QString &headerName)>
@@ -97,6 +119,22 @@ public:
     // transaction, and only then reports success. Deliveries start immediately.
     PublishResult publish(const QString &topicName, const QByteArray &body,
                           const QByteArray &contentType);
+
+    // Publishes like publish(), but a large request is parsed on a worker thread while the
+    // engine thread goes on storing and delivering; done is called on the engine's thread, after
+    // the commit (D1) or with the rejection. Small requests are published before this returns.
+    void publishAsync(const QString &topicName, const QByteArray &body,
+                      const QByteArray &contentType,
+                      std::function<void(const PublishResult &result)> done);
+
+    // The steps of publish(): preparePublish (engine thread) answers 404/503 or fills the
+    // ticket; parsePublish is a pure function that may run on any thread; publishParsed (engine
+    // thread) stores and schedules. A ticket whose workspace has changed meanwhile is parsed
+    // again against the current one.
+    PublishResult preparePublish(const QString &topicName, const QByteArray &body,
+                                 const QByteArray &contentType, PublishTicket *ticket);
+    static PublishParseResult parsePublish(const PublishTicket &ticket);
+    PublishResult publishParsed(const PublishTicket &ticket, PublishParseResult parsed);
 
     bool hasTopic(const QString &topicName) const;
 
@@ -187,6 +225,8 @@ private:
 
     Clock *m_clock;
     QNetworkAccessManager *m_network;
+    std::vector<QNetworkAccessManager *> m_deliveryNetworks; // m_network first
+    size_t m_nextDeliveryNetwork = 0;
     DeliveryStore *m_store;
     DeadLetterSink *m_deadLetterSink;
     EngineOptions m_options;
@@ -217,6 +257,7 @@ private:
     qint64 m_nextEventSeq = 1;
     qint64 m_nextDeliveryId = 1;
     qint64 m_alarmAtMs = -1;
+    quint64 m_workspaceGeneration = 0; // start() and applyWorkspace() count it up
     bool m_inAlarm = false;
     bool m_running = false;
 
@@ -224,6 +265,9 @@ private:
     std::vector<std::pair<DroppedEntry, qint64>> m_pendingDrops; // entry, event seq
     QTimer m_flushTimer; // group commit (not a scheduling decision: fires a few ms after a change)
     std::mt19937_64 m_random;
+    // Parses large publish requests (publishAsync). Declared last, so destroyed first: it waits
+    // for running parses, whose results are then dropped with this object's posted events.
+    QThreadPool m_parsers;
 };
 
 } // namespace EventDesk

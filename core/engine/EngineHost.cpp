@@ -18,6 +18,7 @@
 #include <QTimer>
 
 #include <memory>
+#include <vector>
 
 using namespace Qt::StringLiterals;
 
@@ -80,6 +81,10 @@ public:
             });
         sink = std::make_unique<DeadLetterRouter>(folderSink.get(), azureBlobSink.get());
         engine = std::make_unique<Engine>(clock.get(), network.get(), store.get(), sink.get(), options);
+        for (int i = 1; i < Engine::recommendedDeliveryNetworks(); ++i) {
+            extraNetworks.push_back(std::make_unique<QNetworkAccessManager>());
+            engine->addDeliveryNetwork(extraNetworks.back().get());
+        }
         provisioning = std::make_unique<ProvisioningFile>(ProvisioningFile::defaultPath(directory));
         engine->setProvisioningStore(provisioning.get());
         if (secrets) {
@@ -167,6 +172,7 @@ public:
         sink.reset();
         azureBlobSink.reset();
         folderSink.reset();
+        extraNetworks.clear();
         network.reset();
         clock.reset();
         if (store)
@@ -177,6 +183,7 @@ public:
     std::unique_ptr<SqliteDeliveryStore> store;
     std::unique_ptr<Clock> clock;
     std::unique_ptr<QNetworkAccessManager> network;
+    std::vector<std::unique_ptr<QNetworkAccessManager>> extraNetworks; // more delivery threads
     std::unique_ptr<FolderDeadLetterSink> folderSink;
     std::unique_ptr<AzureBlobDeadLetterSink> azureBlobSink;
     std::unique_ptr<DeadLetterRouter> sink;
@@ -260,8 +267,9 @@ void EngineHost::publish(const QString &topic, const QByteArray &body, const QBy
         return;
     }
     QMetaObject::invokeMethod(worker, [worker, self, topic, body, contentType, done] {
-        const PublishResult result = worker->engine->publish(topic, body, contentType);
-        QMetaObject::invokeMethod(self, [done, result] { done(result); }, Qt::QueuedConnection);
+        worker->engine->publishAsync(topic, body, contentType, [self, done](const PublishResult &result) {
+            QMetaObject::invokeMethod(self, [done, result] { done(result); }, Qt::QueuedConnection);
+        });
     }, Qt::QueuedConnection);
 }
 

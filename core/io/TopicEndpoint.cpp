@@ -119,7 +119,7 @@ void TopicEndpoint::handle(const HttpRequest &request, const HttpReply &reply)
     const QByteArray &method = request.method;
     if (segments.size() == 4 && segments.at(0) == "topics"_L1 && segments.at(2) == "api"_L1
         && segments.at(3) == "events"_L1 && method == "POST") {
-        reply.respond(handlePublish(segments.at(1), request));
+        handlePublish(segments.at(1), request, reply);
         return;
     }
     if (segments.size() == 2 && segments.at(0) == "receivers"_L1) {
@@ -157,10 +157,13 @@ void TopicEndpoint::handle(const HttpRequest &request, const HttpReply &reply)
             QString::fromLatin1(method), request.path)));
 }
 
-HttpResponse TopicEndpoint::handlePublish(const QString &topicName, const HttpRequest &request)
+void TopicEndpoint::handlePublish(const QString &topicName, const HttpRequest &request,
+                                  const HttpReply &reply)
 {
     if (!m_engine->hasTopic(topicName)) {
-        return errorResponse(404, u"NotFound"_s, u"Topic '%1' does not exist in this workspace."_s.arg(topicName));
+        reply.respond(errorResponse(404, u"NotFound"_s,
+                                    u"Topic '%1' does not exist in this workspace."_s.arg(topicName)));
+        return;
     }
     const QString expectedKey = m_keyProvider ? m_keyProvider(topicName) : QString();
     if (!expectedKey.isEmpty()) {
@@ -168,15 +171,27 @@ HttpResponse TopicEndpoint::handlePublish(const QString &topicName, const HttpRe
         if (presented.isEmpty())
             presented = request.query.queryItemValue(u"aeg-sas-key"_s, QUrl::FullyDecoded).toUtf8();
         if (presented.isEmpty()) {
-            return errorResponse(401, u"Unauthorized"_s,
-                                 u"Topic '%1' requires an access key: send it in the aeg-sas-key header."_s.arg(topicName));
+            reply.respond(errorResponse(
+                401, u"Unauthorized"_s,
+                u"Topic '%1' requires an access key: send it in the aeg-sas-key header."_s.arg(topicName)));
+            return;
         }
         if (!keysEqual(presented, expectedKey.toUtf8())) {
-            return errorResponse(401, u"Unauthorized"_s,
-                                 u"The access key presented for topic '%1' is not valid."_s.arg(topicName));
+            reply.respond(errorResponse(
+                401, u"Unauthorized"_s,
+                u"The access key presented for topic '%1' is not valid."_s.arg(topicName)));
+            return;
         }
     }
-    const PublishResult result = m_engine->publish(topicName, request.body, request.header("Content-Type"));
+    // Answered only after the commit (SPEC D1); a large request is parsed on another thread.
+    m_engine->publishAsync(topicName, request.body, request.header("Content-Type"),
+                           [reply, topicName](const PublishResult &result) {
+                               reply.respond(publishResponse(topicName, result));
+                           });
+}
+
+HttpResponse TopicEndpoint::publishResponse(const QString &topicName, const PublishResult &result)
+{
     if (result.httpStatus == 200) {
         qCDebug(lcEndpoint) << "accepted" << result.accepted << "event(s) for" << topicName;
         return HttpResponse{200, {}, {}, {}};

@@ -13,6 +13,7 @@
 namespace EventDesk {
 
 class Engine;
+struct PublishResult;
 
 // EventDesk's HTTP endpoint (PRODUCT.md), on one address:
 //   POST /topics/<topic>/api/events[?api-version=...]   the publish API, with aeg-sas-key (header
@@ -50,7 +51,8 @@ public:
 
 private:
     void handle(const HttpRequest &request, const HttpReply &reply);
-    HttpResponse handlePublish(const QString &topicName, const HttpRequest &request);
+    void handlePublish(const QString &topicName, const HttpRequest &request, const HttpReply &reply);
+    static HttpResponse publishResponse(const QString &topicName, const PublishResult &result);
     HttpResponse handleValidationUrl(const QString &topic, const QString &subscription,
                                      const HttpRequest &request);
 

@@ -146,6 +146,15 @@ public:
 
     ProvisioningState state(const QString &name) const { return subscription(name).provisioningState; }
 
+    quint64 published(const QString &topic) const
+    {
+        for (const TopicSnapshot &snapshot : engine->snapshot().topics) {
+            if (snapshot.topic == topic)
+                return snapshot.published;
+        }
+        return 0;
+    }
+
     QList<ReceivedRequest> records(const QString &receiver) const
     {
         return endpoint->receivers().records(receiver);
@@ -243,6 +252,8 @@ private Q_SLOTS:
     void receivers_provokeBusySocketErrorAndTimedOut();
     void metrics_servedAndCountingDeliveries();
     void unknownReceiverAndPath_are404();
+    void largePublish_parsedOffThread_answeredAfterCommit();
+    void workspaceChangedWhileParsing_requestTakenAgain();
 };
 
 // Event Grid schema: SubscriptionValidationEvent, aeg-event-type: SubscriptionValidation, and
@@ -455,6 +466,75 @@ void EndpointTest::unknownReceiverAndPath_are404()
     QCOMPARE(harness.get(harness.url(u"/nothing/here"_s)).status, 404);
     QCOMPARE(harness.get(harness.url(u"/validate/orders/none?code=x"_s)).status, 404);
     QCOMPARE(harness.publish(u"nope"_s, "[]", "application/json").status, 404);
+}
+
+// Requests of 32 KB and more are parsed on a worker thread; the answer still comes only after the
+// commit (SPEC D1), and a rejection still names the event and field (SPEC §10).
+void EndpointTest::largePublish_parsedOffThread_answeredAfterCommit()
+{
+    Harness harness({{u"orders"_s, u"sub-plain"_s, u"answer"_s, u"EventGridSchema"_s, false}}, {AnsweringReceiver});
+    QVERIFY(harness.start());
+    QJsonArray events;
+    const QString padding(900, u'p');
+    for (int i = 0; i < 200; ++i) {
+        events.append(QJsonObject{{u"id"_s, u"big-%1"_s.arg(i)},
+                                  {u"subject"_s, u"/orders/%1"_s.arg(i)},
+                                  {u"eventType"_s, u"Order.Created"_s},
+                                  {u"eventTime"_s, u"2024-05-01T10:00:00Z"_s},
+                                  {u"dataVersion"_s, u"1.0"_s},
+                                  {u"data"_s, QJsonObject{{u"padding"_s, padding}}}});
+    }
+    const QByteArray body = QJsonDocument(events).toJson(QJsonDocument::Indented);
+    QVERIFY(body.size() > 64 * 1024);
+
+    QCOMPARE(harness.publish(u"orders"_s, body, "application/json").status, 200);
+    // Answered 200 means stored: the counters say so before anything is delivered.
+    QCOMPARE(harness.published(u"orders"_s), quint64(200));
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-plain"_s).delivered, quint64(200), WaitMs);
+    const QList<ReceivedRequest> received = harness.records(u"answer"_s);
+    QCOMPARE(received.size(), 200);
+    const QJsonObject first = QJsonDocument::fromJson(received.constFirst().body).array().at(0).toObject();
+    QVERIFY(first.value(u"id"_s).toString().startsWith(u"big-"_s));
+    QCOMPARE(first.value(u"metadataVersion"_s).toString(), u"1"_s);
+    QCOMPARE(first.value(u"data"_s)[u"padding"_s].toString(), padding);
+
+    // A large request with a bad event: rejected whole, nothing stored.
+    QJsonObject bad = events.at(150).toObject();
+    bad.remove(u"eventType"_s);
+    events.replace(150, bad);
+    const HttpAnswer rejected = harness.publish(u"orders"_s, QJsonDocument(events).toJson(), "application/json");
+    QCOMPARE(rejected.status, 400);
+    QCOMPARE(QJsonDocument::fromJson(rejected.body)[u"error"_s][u"message"_s].toString(),
+             u"event[150]: required field 'eventType' is missing"_s);
+    QCOMPARE(harness.published(u"orders"_s), quint64(200));
+}
+
+// A request parsed against one workspace and handed back after the workspace changed is taken
+// again against the current one.
+void EndpointTest::workspaceChangedWhileParsing_requestTakenAgain()
+{
+    Harness harness({{u"orders"_s, u"sub-plain"_s, u"answer"_s, u"EventGridSchema"_s, false}}, {AnsweringReceiver});
+    QVERIFY(harness.start());
+    Engine &engine = *harness.engine;
+
+    PublishTicket ticket;
+    QCOMPARE(engine.preparePublish(u"orders"_s, eventGridEvents(u"e1"_s), "application/json", &ticket).httpStatus, 200);
+    PublishParseResult parsed = Engine::parsePublish(ticket);
+    QVERIFY(parsed.isAccepted());
+    Workspace changed = engine.workspace();
+    changed.topics.removeIf([](const Topic &topic) { return topic.name == "orders"_L1; });
+    QVERIFY(engine.applyWorkspace(changed));
+    const PublishResult gone = engine.publishParsed(ticket, std::move(parsed));
+    QCOMPARE(gone.httpStatus, 404);
+    QCOMPARE(gone.accepted, 0);
+
+    // The same ticket against an unchanged workspace is stored.
+    PublishTicket current;
+    QCOMPARE(engine.preparePublish(u"cloud"_s, R"({"specversion":"1.0","id":"c1","source":"/s","type":"t"})",
+                                   "application/cloudevents+json", &current).httpStatus, 200);
+    const PublishResult stored = engine.publishParsed(current, Engine::parsePublish(current));
+    QCOMPARE(stored.httpStatus, 200);
+    QCOMPARE(stored.accepted, 1);
 }
 
 QTEST_GUILESS_MAIN(EndpointTest)
