@@ -44,12 +44,16 @@ double bareLoopRate(const QUrl &url, int requests)
     };
     QElapsedTimer timer;
     timer.start();
+    const double cpuBefore = Bench::cpuSeconds();
     for (int i = 0; i < InFlight && sent < requests; ++i)
         sendOne();
     Bench::spinUntil([&] { return finished >= requests; }, 300000);
     const double seconds = double(timer.nsecsElapsed()) / 1e9;
     if (failed > 0)
         Bench::info(u"bare loop: %1 of %2 requests failed"_s.arg(failed).arg(requests));
+    // CPU time of the whole process per request: less sensitive to other load than the rate.
+    Bench::info(u"bare loop: %1 us of CPU per request"_s.arg(
+        Bench::number(1e6 * (Bench::cpuSeconds() - cpuBefore) / std::max(1, finished))));
     return finished / seconds;
 }
 
@@ -91,6 +95,7 @@ double engineRate(const QList<Bench::SubscriptionSpec> &subscriptions, qint64 ev
     int rejected = 0;
     QElapsedTimer timer;
     timer.start();
+    const double cpuBefore = Bench::cpuSeconds();
     for (const QByteArray &body : bodies) {
         host.publish(u"bench"_s, body, QByteArrayLiteral("application/json"),
                      [&](const EventDesk::PublishResult &result) {
@@ -100,7 +105,10 @@ double engineRate(const QList<Bench::SubscriptionSpec> &subscriptions, qint64 ev
     }
     const bool complete = Bench::spinUntil([&] { return delivered >= expected || rejected > 0; }, 300000);
     const double seconds = double(timer.nsecsElapsed()) / 1e9;
+    const double cpu = Bench::cpuSeconds() - cpuBefore;
     host.stop();
+    Bench::info(u"engine, %1 subscription(s): %2 us of CPU per delivery (publish included)"_s.arg(subscriptions.size())
+                    .arg(Bench::number(1e6 * cpu / std::max<quint64>(1, delivered))));
     if (rejected > 0 || !complete) {
         *error = u"%1 publish requests rejected, %2 of %3 delivered"_s.arg(rejected).arg(delivered).arg(expected);
         return 0;

@@ -3,7 +3,9 @@
 # run on this machine, baselines included. Starts nginx (receiver answering 204) on loopback ports
 # with a generated configuration and stops it at the end; wrk gives the receiver's own rate.
 #
-#   bench/run.sh [BUILD_DIR]        (default: build; the benchmarks are built with the project)
+#   bench/run.sh [BUILD_DIR [PROGRAM...]]   (default: build, every program; the benchmarks are
+#                                            built with the project)
+#   e.g. bench/run.sh build bench_delivery bench_publish      benchmarks 1, 6 and 2 only
 #
 # Needs nginx and wrk (Debian packages nginx-light and wrk; scripts/install-deps.sh installs them).
 set -euo pipefail
@@ -11,7 +13,11 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 bin="$build/bench"
-for program in bench_delivery bench_publish bench_backlog bench_deadletters bench_gui_stall; do
+all_programs=(bench_delivery bench_publish bench_backlog bench_deadletters bench_gui_stall)
+programs=("${@:2}")
+[[ ${#programs[@]} -gt 0 ]] || programs=("${all_programs[@]}")
+for program in "${programs[@]}"; do
+    [[ " ${all_programs[*]} " == *" $program "* ]] || { echo "unknown benchmark program: $program (one of: ${all_programs[*]})" >&2; exit 2; }
     [[ -x "$bin/$program" ]] || { echo "missing $bin/$program: build the project first" >&2; exit 1; }
 done
 nginx=$(command -v nginx || true)
@@ -73,11 +79,15 @@ printf 'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nw
 wrk_rate=$(wrk -t1 -c8 -d5s -s "$work/post.lua" "http://127.0.0.1:$port/" | awk '/Requests\/sec/ {printf "%.0f", $2}')
 echo "== wrk -t1 -c8 -d5s: $wrk_rate req/s" >&2
 
-run "$bin/bench_delivery" --port "$port" --multi-port-base "$multi_base" --wrk-rate "$wrk_rate" --requests 10000
-run "$bin/bench_publish" --port "$port" --events 100000
-run "$bin/bench_backlog"
-run "$bin/bench_deadletters"
-run "$bin/bench_gui_stall" --port "$port" --requests 10000
+for program in "${programs[@]}"; do
+    case $program in
+    bench_delivery) run "$bin/bench_delivery" --port "$port" --multi-port-base "$multi_base" --wrk-rate "$wrk_rate" --requests 10000 ;;
+    bench_publish) run "$bin/bench_publish" --port "$port" --events 100000 ;;
+    bench_backlog) run "$bin/bench_backlog" ;;
+    bench_deadletters) run "$bin/bench_deadletters" ;;
+    bench_gui_stall) run "$bin/bench_gui_stall" --port "$port" --requests 10000 ;;
+    esac
+done
 
 echo
 echo "| what | measured | baseline (same run) | ratio | target | met |"
