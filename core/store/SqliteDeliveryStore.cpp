@@ -12,9 +12,12 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
 #include <functional>
 #include <map>
+#include <mutex>
+#include <thread>
 
 using namespace Qt::StringLiterals;
 
@@ -106,6 +109,112 @@ SqlConditions deadLetterFilter(const DeadLetterQuery &query, Keyset keyset)
     if (keyset == Keyset::Apply && query.beforeId > 0)
         filter.add("id < ?", query.beforeId);
     return filter;
+}
+
+} // namespace
+
+namespace {
+
+// Copies the write-ahead log back into the database file on a thread of its own, over a
+// connection of its own. SQLite's automatic checkpoint runs inside the commit that crosses the
+// threshold, on the engine's thread: with 1 KB events arriving at tens of thousands per second it
+// stalled the engine for ~60 ms every few hundred milliseconds (bench/RESULTS.md, benchmark 2).
+// A PASSIVE checkpoint never blocks the writer; it copies what is committed and leaves the rest
+// for the next round. The engine's connection asks for one after each commit that leaves the log
+// at CheckpointPages or more, and checkpoints itself only if this thread falls far behind.
+class WalCheckpointer final
+{
+public:
+    static constexpr int CheckpointPages = 4000; // 16 MB of 4 KB pages
+    static constexpr int WriterCheckpointPages = 64000; // 256 MB: the writer steps in
+
+    ~WalCheckpointer() { stop(); }
+
+    // False when the second connection cannot be opened; the writer then checkpoints itself.
+    bool start(const QByteArray &encodedPath)
+    {
+        if (sqlite3_open_v2(encodedPath.constData(), &m_database,
+                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr)
+            != SQLITE_OK) {
+            sqlite3_close(m_database);
+            m_database = nullptr;
+            return false;
+        }
+        sqlite3_busy_timeout(m_database, 1000);
+        // A connection learns that the file is in WAL mode by reading it; until then a checkpoint
+        // on it does nothing.
+        if (sqlite3_exec(m_database, "PRAGMA journal_mode", nullptr, nullptr, nullptr) != SQLITE_OK) {
+            sqlite3_close(m_database);
+            m_database = nullptr;
+            return false;
+        }
+        m_thread = std::thread([this] { run(); });
+        return true;
+    }
+
+    void stop()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stopping = true;
+        }
+        m_wake.notify_one();
+        if (m_thread.joinable())
+            m_thread.join();
+        sqlite3_close(m_database);
+        m_database = nullptr;
+    }
+
+    void request()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_wanted = true;
+        }
+        m_wake.notify_one();
+    }
+
+private:
+    void run()
+    {
+        std::unique_lock lock(m_mutex);
+        for (;;) {
+            m_wake.wait(lock, [this] { return m_wanted || m_stopping; });
+            if (m_stopping)
+                return;
+            m_wanted = false;
+            lock.unlock();
+            int logFrames = 0;
+            int copiedFrames = 0;
+            const int result = sqlite3_wal_checkpoint_v2(m_database, nullptr,
+                                                         SQLITE_CHECKPOINT_PASSIVE, &logFrames,
+                                                         &copiedFrames);
+            // BUSY: another checkpoint is running; the next commit asks again.
+            if (result != SQLITE_OK && result != SQLITE_BUSY) {
+                qCWarning(lcStore) << "Background checkpoint of the delivery store failed:"
+                                   << sqlite3_errmsg(m_database);
+            }
+            lock.lock();
+        }
+    }
+
+    sqlite3 *m_database = nullptr;
+    std::thread m_thread;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    bool m_wanted = false;
+    bool m_stopping = false;
+};
+
+int walCommitted(void *checkpointer, sqlite3 *database, const char *, int logPages)
+{
+    if (logPages >= WalCheckpointer::WriterCheckpointPages) {
+        // The background checkpoint cannot keep up: the writer copies, so the log stays bounded.
+        sqlite3_wal_checkpoint_v2(database, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    } else if (logPages >= WalCheckpointer::CheckpointPages) {
+        static_cast<WalCheckpointer *>(checkpointer)->request();
+    }
+    return SQLITE_OK;
 }
 
 } // namespace
@@ -252,6 +361,7 @@ struct SqliteDeliveryStore::Private
 
     QString filePath;
     sqlite3 *database = nullptr;
+    std::unique_ptr<WalCheckpointer> checkpointer;
     const int maxAttemptLogRows;
     const int attemptLogTrimStep;
     std::map<QByteArray, SqliteStatement> statements;
@@ -387,13 +497,10 @@ Expected<void> SqliteDeliveryStore::Private::configureConnection()
         return result;
     // A delivered event's rows are deleted shortly after they were inserted. With SQLite's
     // default 2 MB page cache those pages had been evicted again and were read back for the
-    // delete; with checkpoints every 1000 pages (4 MB) they were copied to the database file
-    // before the delete rewrote them. 32 MB of cache and a checkpoint every 10,000 pages keep
-    // most of that in memory: the group commit of benchmark 2 went from ~18 to ~6 us per
-    // finished delivery (bench/RESULTS.md). The cache is a ceiling, filled only as pages are used.
-    if (auto result = runOnce("PRAGMA cache_size = -32768"_ba, u"set the page cache size"_s); !result)
-        return result;
-    if (auto result = runOnce("PRAGMA wal_autocheckpoint = 10000"_ba, u"set the checkpoint interval"_s);
+    // delete; 32 MB keep them (the group commit of benchmark 2 went from ~18 to ~6 us per
+    // finished delivery with this and the checkpoints below; bench/RESULTS.md). The cache is a
+    // ceiling, filled only as pages are used.
+    if (auto result = runOnce("PRAGMA cache_size = -32768"_ba, u"set the page cache size"_s);
         !result)
         return result;
     return runOnce("PRAGMA foreign_keys = OFF"_ba, u"turn off foreign keys"_s);
@@ -401,6 +508,9 @@ Expected<void> SqliteDeliveryStore::Private::configureConnection()
 
 void SqliteDeliveryStore::Private::closeConnection()
 {
+    // Its connection goes first, so that the engine's, the last one, checkpoints everything and
+    // removes the log as it closes.
+    checkpointer.reset();
     if (!database)
         return;
     // sqlite3_close refuses to close a connection that still has statements.
@@ -476,6 +586,16 @@ Expected<void> SqliteDeliveryStore::open(const QString &filePath)
         return fail(result);
     if (auto result = d->configureConnection(); !result)
         return fail(result);
+    d->checkpointer = std::make_unique<WalCheckpointer>();
+    if (d->checkpointer->start(QFile::encodeName(filePath))) {
+        // Replaces SQLite's automatic checkpoint (itself a WAL hook) on this connection.
+        sqlite3_wal_hook(d->database, walCommitted, d->checkpointer.get());
+    } else {
+        qCInfo(lcStore) << "No background checkpoints for" << filePath
+                        << "(a second connection could not be opened); the engine checkpoints";
+        d->checkpointer.reset();
+        sqlite3_wal_autocheckpoint(d->database, WalCheckpointer::CheckpointPages);
+    }
     if (isNew) {
         auto result = d->inTransaction(u"create the store schema"_s, [this]() -> Expected<void> {
             for (const QByteArray &sql : SchemaStatements) {
