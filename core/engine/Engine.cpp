@@ -752,6 +752,12 @@ Engine::Delivery *Engine::takeDueDelivery(Subscription &subscription, qint64 now
         --subscription.counters.backlog;
         // SPEC R7: the TTL is checked only now, when the next attempt comes due.
         if (RetryPlanner::isExpired(subscription.config.retryPolicy, delivery.publishMs, now)) {
+            // Never sent because the subscription was in probation (P3): that is its outcome,
+            // not the "Delivering" it was created with.
+            if (delivery.attempts == 0
+                && subscription.probation.state() != ProbationTracker::State::Healthy) {
+                delivery.lastOutcome = DeliveryOutcome::Probation;
+            }
             endUndelivered(subscription, delivery, DeadLetterReason::TimeToLiveExceeded, now);
             continue;
         }

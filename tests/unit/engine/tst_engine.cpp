@@ -218,6 +218,7 @@ private Q_SLOTS:
     void d6_abortAfterLateWindow();
     void p3p4_probationDefersAndProbes();
     void p3_noRetryProbationDeadLettersWithoutAttempt();
+    void p3r7_deferredUntilTtlRanOut_outcomeIsProbation();
     void p5_backlogInProbationIsOneHeapEntry();
     void h_customHeaders();
     void filters_onlyMatchingSubscriptionsGetDeliveries();
@@ -455,6 +456,35 @@ void tst_Engine::p3p4_probationDefersAndProbes()
     QCOMPARE(state.probationState, ProbationTracker::State::Healthy);
     QCOMPARE(state.delivered, quint64(5));
     QCOMPARE(state.backlog, 0);
+}
+
+void tst_Engine::p3r7_deferredUntilTtlRanOut_outcomeIsProbation()
+{
+    // An event published while its subscription is in probation is deferred (P3, not an
+    // attempt); when its TTL has run out by the time probation ends (R7) it is dead-lettered
+    // with 0 attempts and lastDeliveryOutcome Probation: it was never sent, so nothing else
+    // (least of all "Delivering") describes why.
+    const QJsonObject ttlOneMinute{{u"retryPolicy"_s, QJsonObject{{u"eventTimeToLiveInMinutes"_s, 1}}}};
+    Harness harness(workspaceJson({subscriptionJson(u"sub-one"_s, ttlOneMinute)},
+                                  {{u"probationThreshold"_s, 1}, {u"deadLetterDelaySeconds"_s, 0}}));
+    harness.network.respondAlways(404);
+    harness.publish(events(1));
+    QCOMPARE(harness.subscription(u"sub-one"_s).probationCause, DeliveryOutcome::NotFound); // 5 min
+    harness.publish(events(1, u"late"_s));
+    harness.advance(5 * 60 * Second + Second);
+    harness.advance(Second);
+    QCOMPARE(harness.network.sent.size(), 1);
+    bool found = false;
+    const QJsonArray records = harness.deadLetterRecords();
+    for (const QJsonValue &record : records) {
+        if (record[u"id"_s].toString() == u"late0"_s) {
+            found = true;
+            QCOMPARE(record[u"deadLetterReason"_s].toString(), u"TimeToLiveExceeded"_s);
+            QCOMPARE(record[u"deliveryAttempts"_s].toInt(), 0);
+            QCOMPARE(record[u"lastDeliveryOutcome"_s].toString(), u"Probation"_s);
+        }
+    }
+    QVERIFY(found);
 }
 
 void tst_Engine::p3_noRetryProbationDeadLettersWithoutAttempt()
