@@ -1,8 +1,8 @@
 #include "store/SqliteDeliveryStore.h"
+#include "StoreFiles.h"
 #include "store/SqliteReadConnection.h"
 #include "store/SqliteStoreSchema.h"
 
-#include <QCryptographicHash>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -18,37 +18,10 @@
 
 using namespace Qt::StringLiterals;
 using namespace EventDesk;
+using EventDesk::StoreFiles::fileDigest;
+using EventDesk::StoreFiles::openDescriptors;
 
 namespace {
-
-// How many file descriptors of this process refer to filePath; -1 where that cannot be told
-// (anything but Linux).
-int openDescriptors(const QString &filePath)
-{
-#ifdef Q_OS_LINUX
-    const QString target = QFileInfo(filePath).canonicalFilePath();
-    const QDir descriptors(u"/proc/self/fd"_s);
-    int count = 0;
-    const QStringList entries
-        = descriptors.entryList(QDir::AllEntries | QDir::System | QDir::NoDotAndDotDot);
-    for (const QString &entry : entries) {
-        if (QFileInfo(descriptors.filePath(entry)).symLinkTarget() == target)
-            ++count;
-    }
-    return count;
-#else
-    Q_UNUSED(filePath);
-    return -1;
-#endif
-}
-
-QByteArray fileDigest(const QString &filePath)
-{
-    QFile file(filePath);
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256);
-}
 
 // Runs SQL on a read-write connection of its own, as another program would.
 bool executeRaw(const QString &filePath, const QByteArray &sql)

@@ -1,7 +1,6 @@
 #include "store/SqliteDeliveryStore.h"
+#include "StoreFiles.h"
 
-#include <QCryptographicHash>
-#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QTemporaryDir>
@@ -20,6 +19,8 @@
 
 using namespace Qt::StringLiterals;
 using namespace EventDesk;
+using EventDesk::StoreFiles::fileDigest;
+using EventDesk::StoreFiles::openDescriptors;
 
 namespace {
 
@@ -83,35 +84,6 @@ public:
 private:
     sqlite3 *m_database = nullptr;
 };
-
-// How many file descriptors of this process refer to filePath; -1 where that cannot be told
-// (anything but Linux). A store that failed to open, or was closed, must hold none.
-int openDescriptors(const QString &filePath)
-{
-#ifdef Q_OS_LINUX
-    const QString target = QFileInfo(filePath).canonicalFilePath();
-    const QDir descriptors(u"/proc/self/fd"_s);
-    int count = 0;
-    const QStringList entries
-        = descriptors.entryList(QDir::AllEntries | QDir::System | QDir::NoDotAndDotDot);
-    for (const QString &entry : entries) {
-        if (QFileInfo(descriptors.filePath(entry)).symLinkTarget() == target)
-            ++count;
-    }
-    return count;
-#else
-    Q_UNUSED(filePath);
-    return -1;
-#endif
-}
-
-QByteArray fileDigest(const QString &filePath)
-{
-    QFile file(filePath);
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256);
-}
 
 StoredEvent makeEvent(qint64 seq)
 {
