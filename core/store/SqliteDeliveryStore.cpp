@@ -70,24 +70,15 @@ const QList<QByteArray> SchemaStatements = {
 // Below this many keys, selectByKeys() reads row by row (see there).
 constexpr qsizetype MinKeysPerList = 16;
 
-QByteArray placeholders(int count)
-{
-    QByteArray result;
-    result.reserve(count * 2);
-    for (int i = 0; i < count; ++i)
-        result += i == 0 ? "?" : ",?";
-    return result;
-}
-
 const QByteArray LoadDeliveriesSql
     = "SELECT "_ba + DeliveryColumns + " FROM deliveries ORDER BY id"_ba;
 const QByteArray EventsByKeySql = "SELECT "_ba + EventColumns + " FROM events WHERE seq = ?"_ba;
 const QByteArray EventsByKeyListSql = "SELECT "_ba + EventColumns + " FROM events WHERE seq IN ("_ba
-    + placeholders(MaxParametersPerQuery) + ')';
+    + parameterList(MaxParametersPerQuery) + ')';
 const QByteArray DeadLettersByKeySql
     = "SELECT "_ba + DeadLetterColumns + " FROM dead_letters WHERE id = ?"_ba;
 const QByteArray DeadLettersByKeyListSql = "SELECT "_ba + DeadLetterColumns
-    + " FROM dead_letters WHERE id IN ("_ba + placeholders(MaxParametersPerQuery) + ')';
+    + " FROM dead_letters WHERE id IN ("_ba + parameterList(MaxParametersPerQuery) + ')';
 
 enum class Keyset { Ignore, Apply };
 

@@ -101,6 +101,15 @@ AttemptLogEntry readAttemptLogEntry(const SqliteStatement &row)
     return entry;
 }
 
+QByteArray parameterList(int count)
+{
+    QByteArray result;
+    result.reserve(count * 2);
+    for (int i = 0; i < count; ++i)
+        result += i == 0 ? "?" : ",?";
+    return result;
+}
+
 QString likeContainsPattern(const QString &text)
 {
     QString escaped;

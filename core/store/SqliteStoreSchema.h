@@ -68,6 +68,9 @@ inline constexpr char AttemptLogColumns[]
       " next_due_ms";
 AttemptLogEntry readAttemptLogEntry(const SqliteStatement &row);
 
+// "?,?,...,?": count parameters for an IN list.
+QByteArray parameterList(int count);
+
 // LIKE pattern (with ESCAPE '\') that matches text literally anywhere: '%', '_' and '\' in the
 // text are no wildcards.
 QString likeContainsPattern(const QString &text);

@@ -5,6 +5,7 @@
 #include "engine/EngineHost.h"
 #include "io/DeadLetterSink.h"
 #include "log/StoreReader.h"
+#include "store/SqliteStoreSchema.h"
 
 #include <QAction>
 #include <QApplication>
@@ -72,15 +73,11 @@ constexpr DeliveryOutcome failureOutcomes[] = {
     DeliveryOutcome::Full,
 };
 
-// "?,?,...": the IN list of one chunk of ids. Shorter chunks repeat their last id, which IN
-// ignores, so that the reader's connection prepares one statement for every chunk.
+// The IN list of one chunk of ids. Shorter chunks repeat their last id, which IN ignores, so
+// that the reader's connection prepares one statement for every chunk.
 QByteArray chunkPlaceholders()
 {
-    QByteArray marks;
-    marks.reserve(2 * DeadLetterBrowser::OperationChunk);
-    for (int i = 0; i < DeadLetterBrowser::OperationChunk; ++i)
-        marks += i == 0 ? "?" : ",?";
-    return marks;
+    return parameterList(DeadLetterBrowser::OperationChunk);
 }
 
 void bindChunk(SqliteStatement &statement, const QList<qint64> &ids)
