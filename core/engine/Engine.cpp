@@ -1116,7 +1116,8 @@ void Engine::onReplyFinished(QNetworkReply *reply)
     m_pendingWrites.attempts.append(log);
     Q_EMIT attemptLogged(log);
 
-    reschedule(subscription, now);
+    // SPEC D2: the slot this reply freed is used right away, not on the next alarm.
+    service(subscription, now);
     rearmAlarm();
     scheduleFlush();
 }
