@@ -414,6 +414,9 @@ void Engine::shutdown()
     if (!m_running)
         return;
     m_running = false;
+    // Publishes being stored on parser threads finish first; their deliveries stay pending in
+    // the store (the engine no longer adopts them) and are sent after a restart.
+    m_parsers.waitForDone();
     m_clock->cancelAlarm();
     m_alarmAtMs = -1;
     // SPEC §7 Canceled: requests cut short by shutdown; their deliveries stay pending in the
@@ -486,10 +489,14 @@ PublishResult Engine::preparePublish(const QString &topicName, const QByteArray 
     // Filter views cost a copy of every event; only advanced filters read them.
     ticket->filterViews = EventParser::FilterViews::Skip;
     for (const auto &subscription : m_subscriptions) {
-        if (!subscription->removed && !subscription->config.filter.advancedFilters.isEmpty()
-            && subscription->topic.compare(topic->name, Qt::CaseInsensitive) == 0) {
+        if (subscription->removed || subscription->topic.compare(topic->name, Qt::CaseInsensitive) != 0)
+            continue;
+        if (!subscription->config.filter.advancedFilters.isEmpty())
             ticket->filterViews = EventParser::FilterViews::Build;
-            break;
+        if (subscription->config.enabled) {
+            ticket->targets.append(PublishTarget{subscription->index, subscription->topic,
+                                                 subscription->config.name,
+                                                 subscription->config.filter});
         }
     }
     return result;
@@ -527,13 +534,33 @@ void Engine::publishAsync(const QString &topicName, const QByteArray &body,
         done(publishParsed(ticket, parsePublish(ticket)));
         return;
     }
+    // The request is parsed and, when accepted, stored on the parser thread: the engine thread
+    // goes on delivering meanwhile and only schedules the committed deliveries.
     m_parsers.start([this, ticket = std::move(ticket), done = std::move(done)]() mutable {
         PublishParseResult parsed = parsePublish(ticket);
+        if (!parsed.isAccepted() || ticket.workspaceGeneration != m_workspaceGeneration.load()) {
+            // Rejections are counted, and a changed workspace handled, on the engine thread.
+            QMetaObject::invokeMethod(
+                this,
+                [this, ticket = std::move(ticket), done = std::move(done),
+                 parsed = std::move(parsed)]() mutable {
+                    done(publishParsed(ticket, std::move(parsed)));
+                },
+                Qt::QueuedConnection);
+            return;
+        }
+        PublishRows rows = buildPublishRows(ticket, parsed);
+        parsed = PublishParseResult(); // the events live on in rows
+        // SPEC D1: acknowledged (by done) only after this commit.
+        auto stored = m_store->insertPublished(rows.events, rows.records);
         QMetaObject::invokeMethod(
             this,
-            [this, ticket = std::move(ticket), done = std::move(done),
-             parsed = std::move(parsed)]() mutable {
-                done(publishParsed(ticket, std::move(parsed)));
+            [this, ticket = std::move(ticket), done = std::move(done), rows = std::move(rows),
+             stored = std::move(stored)]() mutable {
+                if (!stored)
+                    done(storeFailed(ticket, stored.error()));
+                else
+                    done(adoptPublished(ticket, std::move(rows)));
             },
             Qt::QueuedConnection);
     });
@@ -553,36 +580,32 @@ PublishResult Engine::publishParsed(const PublishTicket &ticket, PublishParseRes
         result.errorMessage = u"The engine is shutting down."_s;
         return result;
     }
-    TopicSnapshot &topicCounters = m_topicCounters[topic->name.toLower()];
-    const qint64 now = ticket.nowMs;
     if (!parsed.isAccepted()) {
-        ++topicCounters.rejectedRequests;
+        ++m_topicCounters[topic->name.toLower()].rejectedRequests;
         result.httpStatus = parsed.httpStatus;
         result.errorCode = parsed.errorCode;
         result.errorMessage = parsed.errorMessage;
         return result;
     }
 
-    QList<Subscription *> targets;
-    for (const auto &subscription : m_subscriptions) {
-        if (!subscription->removed && subscription->config.enabled
-            && subscription->topic.compare(topic->name, Qt::CaseInsensitive) == 0)
-            targets.append(subscription.get());
-    }
+    PublishRows rows = buildPublishRows(ticket, parsed);
+    // SPEC D1: acknowledge only after the events and their deliveries are committed.
+    if (auto stored = m_store->insertPublished(rows.events, rows.records); !stored)
+        return storeFailed(ticket, stored.error());
+    return adoptPublished(ticket, std::move(rows));
+}
 
-    QList<StoredEvent> events;
-    events.reserve(parsed.events.size());
-    QList<DeliveryRecord> records;
-    QList<int> recordSubscription; // index into targets per record
-    quint64 unmatched = 0;
-    const qint64 firstSeq = m_nextEventSeq;
-    const qint64 firstDeliveryId = m_nextDeliveryId;
+Engine::PublishRows Engine::buildPublishRows(const PublishTicket &ticket, const PublishParseResult &parsed)
+{
+    PublishRows rows;
+    rows.events.reserve(parsed.events.size());
+    const qint64 now = ticket.nowMs;
+    const qint64 firstSeq = m_nextEventSeq.fetch_add(parsed.events.size());
     qint64 seq = firstSeq;
-    qint64 deliveryId = firstDeliveryId;
     for (const PublishedEvent &published : std::as_const(parsed.events)) {
         StoredEvent event;
         event.seq = seq++;
-        event.topic = topic->name;
+        event.topic = ticket.topic.name;
         event.id = published.id;
         event.eventType = published.eventType;
         event.subject = published.subject;
@@ -591,54 +614,63 @@ PublishResult Engine::publishParsed(const PublishTicket &ticket, PublishParseRes
         event.publishMs = now;
         event.body = published.body;
         bool matched = false;
-        for (int i = 0; i < targets.size(); ++i) {
-            const Subscription &subscription = *targets.at(i);
-            if (!FilterEvaluator::matches(subscription.config.filter, published.eventType,
-                                          published.subject, published.filterView))
+        for (int i = 0; i < ticket.targets.size(); ++i) {
+            const PublishTarget &target = ticket.targets.at(i);
+            if (!FilterEvaluator::matches(target.filter, published.eventType, published.subject,
+                                          published.filterView))
                 continue;
             matched = true;
             DeliveryRecord record;
-            record.id = deliveryId++;
             record.eventSeq = event.seq;
-            record.topic = subscription.topic;
-            record.subscription = subscription.config.name;
+            record.topic = target.topic;
+            record.subscription = target.subscription;
             record.state = DeliveryState::Pending;
             record.dueMs = now; // SPEC D2: delivered right away
             record.publishMs = now;
-            records.append(record);
-            recordSubscription.append(i);
+            rows.records.append(record);
+            rows.recordTarget.append(i);
         }
         if (!matched)
-            ++unmatched;
-        events.append(std::move(event));
+            ++rows.unmatched;
+        rows.events.append(std::move(event));
     }
+    qint64 deliveryId = m_nextDeliveryId.fetch_add(rows.records.size());
+    for (DeliveryRecord &record : rows.records)
+        record.id = deliveryId++;
+    return rows;
+}
 
-    // SPEC D1: acknowledge only after the events and their deliveries are committed.
-    if (auto stored = m_store->insertPublished(events, records); !stored) {
-        qCWarning(lcStore) << "publish to" << topic->name << "not stored:" << stored.error();
-        ++topicCounters.rejectedRequests;
-        result.httpStatus = 500;
-        result.errorCode = u"InternalServerError"_s;
-        result.errorMessage = u"The events could not be stored: %1"_s.arg(stored.error());
-        return result;
-    }
-    m_nextEventSeq = seq;
-    m_nextDeliveryId = deliveryId;
+PublishResult Engine::storeFailed(const PublishTicket &ticket, const QString &error)
+{
+    qCWarning(lcStore) << "publish to" << ticket.topic.name << "not stored:" << error;
+    ++m_topicCounters[ticket.topic.name.toLower()].rejectedRequests;
+    PublishResult result;
+    result.httpStatus = 500;
+    result.errorCode = u"InternalServerError"_s;
+    result.errorMessage = u"The events could not be stored: %1"_s.arg(error);
+    return result;
+}
 
-    topicCounters.published += quint64(events.size());
-    topicCounters.unmatched += unmatched;
-    result.accepted = int(events.size());
-    result.deliveriesCreated = int(records.size());
+PublishResult Engine::adoptPublished(const PublishTicket &ticket, PublishRows rows)
+{
+    const qint64 now = ticket.nowMs;
+    TopicSnapshot &topicCounters = m_topicCounters[ticket.topic.name.toLower()];
+    topicCounters.published += quint64(rows.events.size());
+    topicCounters.unmatched += rows.unmatched;
+    PublishResult result;
+    result.accepted = int(rows.events.size());
+    result.deliveriesCreated = int(rows.records.size());
 
     QHash<qint64, std::shared_ptr<const StoredEvent>> shared;
-    for (StoredEvent &event : events) {
+    for (StoredEvent &event : rows.events) {
         const qint64 eventSeq = event.seq;
         shared.insert(eventSeq, m_events->adopt(std::move(event)));
     }
     QSet<Subscription *> touched;
-    for (qsizetype i = 0; i < records.size(); ++i) {
-        const DeliveryRecord &record = records.at(i);
-        Subscription &subscription = *targets.at(recordSubscription.at(i));
+    for (qsizetype i = 0; i < rows.records.size(); ++i) {
+        const DeliveryRecord &record = rows.records.at(i);
+        const PublishTarget &target = ticket.targets.at(rows.recordTarget.at(i));
+        Subscription &subscription = *m_subscriptions.at(size_t(target.subscriptionIndex));
         Delivery &ref = m_deliveries.try_emplace(record.id).first->second;
         ref.id = record.id;
         ref.eventSeq = record.eventSeq;
@@ -646,6 +678,17 @@ PublishResult Engine::publishParsed(const PublishTicket &ticket, PublishParseRes
         ref.publishMs = now;
         ref.subscriptionIndex = subscription.index;
         ref.event = shared.value(record.eventSeq);
+        if (subscription.removed || !m_running) {
+            // Stored on a parser thread while the subscription was deleted (or the engine
+            // stopped): handled like the rest of that subscription's backlog.
+            if (subscription.removed) {
+                ++subscription.counters.backlog; // the backlog it is dropped from
+                drop(&subscription, ref, DeadLetterReason::SubscriptionDeleted, now);
+            } else {
+                m_deliveries.erase(record.id); // pending in the store: sent after a restart
+            }
+            continue;
+        }
         ++subscription.counters.matched;
         pushPending(subscription, ref);
         touched.insert(&subscription);
@@ -1582,8 +1625,8 @@ ResubmitResult Engine::resubmitDeadLetters(const QList<qint64> &deadLetterIds)
     QList<DeliveryRecord> records;
     QList<Subscription *> owners;
     QList<qint64> resubmittedIds;
-    qint64 seq = m_nextEventSeq;
-    qint64 deliveryId = m_nextDeliveryId;
+    qint64 seq = 0;
+    qint64 deliveryId = 0;
     for (const DeadLetterEntry &entry : std::as_const(entries.value())) {
         Subscription *subscription = findSubscription(entry.topic, entry.subscription);
         if (!subscription) {
@@ -1616,13 +1659,19 @@ ResubmitResult Engine::resubmitDeadLetters(const QList<qint64> &deadLetterIds)
     }
     if (events.isEmpty())
         return result;
+    // Numbered from ranges reserved now (publishes on parser threads take ids too).
+    const qint64 firstSeq = m_nextEventSeq.fetch_add(seq);
+    const qint64 firstDeliveryId = m_nextDeliveryId.fetch_add(deliveryId);
+    for (qsizetype i = 0; i < events.size(); ++i) {
+        events[i].seq += firstSeq;
+        records[i].eventSeq += firstSeq;
+        records[i].id += firstDeliveryId;
+    }
     // Stored first, removed from the index second: a crash in between duplicates, never loses.
     if (auto stored = m_store->insertPublished(events, records); !stored) {
         result.errors.append(stored.error());
         return result;
     }
-    m_nextEventSeq = seq;
-    m_nextDeliveryId = deliveryId;
     if (auto removed = m_store->removeDeadLetters(resubmittedIds); !removed)
         result.errors.append(removed.error());
 

@@ -15,6 +15,7 @@
 #include <QTimer>
 #include <QUrl>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <random>
@@ -43,9 +44,19 @@ struct EngineOptions
 
 // A publish request taken in by the engine thread and not yet parsed (see
 // Engine::preparePublish): everything the parse needs, so that it can run on another thread.
+// A subscription a publish request is matched against, as it was when the request arrived.
+struct PublishTarget
+{
+    int subscriptionIndex = -1;
+    QString topic; // as the subscription names it
+    QString subscription;
+    EventFilter filter;
+};
+
 struct PublishTicket
 {
     Topic topic;
+    QList<PublishTarget> targets; // the topic's enabled subscriptions
     QByteArray body;
     QByteArray contentType;
     qint64 nowMs = 0; // the publish time
@@ -130,7 +141,8 @@ public:
     // The steps of publish(): preparePublish (engine thread) answers 404/503 or fills the
     // ticket; parsePublish is a pure function that may run on any thread; publishParsed (engine
     // thread) stores and schedules. A ticket whose workspace has changed meanwhile is parsed
-    // again against the current one.
+    // again against the current one. (publishAsync stores large requests on the parser thread
+    // instead, and only schedules on the engine thread.)
     PublishResult preparePublish(const QString &topicName, const QByteArray &body,
                                  const QByteArray &contentType, PublishTicket *ticket);
     static PublishParseResult parsePublish(const PublishTicket &ticket);
@@ -178,6 +190,21 @@ private:
     struct Subscription;
     struct Request;
     struct EventCache;
+
+    // The rows of an accepted publish request: its events, and a delivery for every target
+    // whose filter an event matches (recordTarget: index into the ticket's targets).
+    struct PublishRows
+    {
+        QList<StoredEvent> events;
+        QList<DeliveryRecord> records;
+        QList<int> recordTarget;
+        quint64 unmatched = 0;
+    };
+    // Thread-safe: reads only the ticket and reserves ids.
+    PublishRows buildPublishRows(const PublishTicket &ticket, const PublishParseResult &parsed);
+    // Engine thread, after the rows were committed: counters, deliveries, scheduling.
+    PublishResult adoptPublished(const PublishTicket &ticket, PublishRows rows);
+    PublishResult storeFailed(const PublishTicket &ticket, const QString &error);
 
     void onAlarm();
     void service(Subscription &subscription, qint64 now);
@@ -254,10 +281,13 @@ private:
     std::unordered_map<quint64, std::unique_ptr<Request>> m_requests;
     QHash<QNetworkReply *, quint64> m_requestByReply;
     quint64 m_nextRequestId = 1;
-    qint64 m_nextEventSeq = 1;
-    qint64 m_nextDeliveryId = 1;
+    // Taken by the parser threads too (large publishes are stored there): ranges are reserved
+    // with fetch_add, so ids are unique but may have gaps (a publish that failed to store).
+    std::atomic<qint64> m_nextEventSeq = 1;
+    std::atomic<qint64> m_nextDeliveryId = 1;
     qint64 m_alarmAtMs = -1;
-    quint64 m_workspaceGeneration = 0; // start() and applyWorkspace() count it up
+    // start() and applyWorkspace() count it up; the parser threads read it.
+    std::atomic<quint64> m_workspaceGeneration = 0;
     bool m_inAlarm = false;
     bool m_running = false;
 

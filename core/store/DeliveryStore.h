@@ -146,7 +146,9 @@ struct DeadLetterQuery
 };
 
 // The persistence the engine needs. The SQLite backend is one implementation; another database
-// must be possible without touching the engine.
+// must be possible without touching the engine. Calls may come from more than one thread: the
+// engine stores large publishes (insertPublished) on its parser threads while its own thread
+// commits delivery changes, so an implementation serializes its calls.
 class DeliveryStore
 {
 public:

@@ -212,6 +212,11 @@ int walCommitted(void *checkpointer, sqlite3 *database, const char *, int logPag
 
 struct SqliteDeliveryStore::Private
 {
+    // Every public call holds it: the engine stores large publishes on its parser threads
+    // while its own thread commits delivery changes. Recursive, because a visitor of
+    // forEachUnfinishedDelivery may call back into the store.
+    std::recursive_mutex mutex;
+
     explicit Private(int maxRows)
         : maxAttemptLogRows(std::max(1, maxRows))
         // Trimming only when the newest id crosses a multiple of this step keeps the DELETE off
@@ -528,6 +533,7 @@ SqliteDeliveryStore::~SqliteDeliveryStore()
 
 Expected<void> SqliteDeliveryStore::open(const QString &filePath)
 {
+    const std::lock_guard lock(d->mutex);
     close();
     d->filePath = filePath;
 
@@ -604,11 +610,13 @@ Expected<void> SqliteDeliveryStore::open(const QString &filePath)
 
 void SqliteDeliveryStore::close()
 {
+    const std::lock_guard lock(d->mutex);
     d->closeConnection();
 }
 
 Expected<DeliveryStore::MaxIds> SqliteDeliveryStore::maxIds()
 {
+    const std::lock_guard lock(d->mutex);
     if (!d->database)
         return d->notOpen();
     QString errorText;
@@ -638,6 +646,7 @@ Expected<DeliveryStore::MaxIds> SqliteDeliveryStore::maxIds()
 Expected<void> SqliteDeliveryStore::insertPublished(const QList<StoredEvent> &events,
                                                     const QList<DeliveryRecord> &deliveries)
 {
+    const std::lock_guard lock(d->mutex);
     if (!d->database)
         return d->notOpen();
     if (events.isEmpty() && deliveries.isEmpty())
@@ -707,6 +716,7 @@ Expected<void> SqliteDeliveryStore::insertPublished(const QList<StoredEvent> &ev
 
 Expected<void> SqliteDeliveryStore::commit(const StoreBatch &batch)
 {
+    const std::lock_guard lock(d->mutex);
     if (!d->database)
         return d->notOpen();
     if (batch.isEmpty())
@@ -828,6 +838,7 @@ Expected<void> SqliteDeliveryStore::commit(const StoreBatch &batch)
 
 Expected<QList<DeliveryRecord>> SqliteDeliveryStore::loadUnfinishedDeliveries()
 {
+    const std::lock_guard lock(d->mutex);
     if (!d->database)
         return d->notOpen();
     QString errorText;
@@ -841,6 +852,7 @@ Expected<QList<DeliveryRecord>> SqliteDeliveryStore::loadUnfinishedDeliveries()
 Expected<void> SqliteDeliveryStore::forEachUnfinishedDelivery(
     const std::function<void(const DeliveryRecord &)> &visit)
 {
+    const std::lock_guard lock(d->mutex);
     if (!d->database)
         return d->notOpen();
     // A statement of its own rather than the cached one of loadUnfinishedDeliveries(): visit may
@@ -862,6 +874,7 @@ Expected<void> SqliteDeliveryStore::forEachUnfinishedDelivery(
 
 Expected<QList<StoredEvent>> SqliteDeliveryStore::loadEvents(const QList<qint64> &seqs)
 {
+    const std::lock_guard lock(d->mutex);
     if (!d->database)
         return d->notOpen();
     if (seqs.isEmpty())
@@ -872,6 +885,7 @@ Expected<QList<StoredEvent>> SqliteDeliveryStore::loadEvents(const QList<qint64>
 
 Expected<QList<ProbationRecord>> SqliteDeliveryStore::loadProbation()
 {
+    const std::lock_guard lock(d->mutex);
     if (!d->database)
         return d->notOpen();
     QString errorText;
@@ -895,6 +909,7 @@ Expected<QList<ProbationRecord>> SqliteDeliveryStore::loadProbation()
 
 Expected<QList<DeadLetterEntry>> SqliteDeliveryStore::deadLetters(const DeadLetterQuery &query)
 {
+    const std::lock_guard lock(d->mutex);
     if (!d->database)
         return d->notOpen();
     const SqlConditions filter = deadLetterFilter(query, Keyset::Apply);
@@ -913,6 +928,7 @@ Expected<QList<DeadLetterEntry>> SqliteDeliveryStore::deadLetters(const DeadLett
 
 Expected<QList<DeadLetterEntry>> SqliteDeliveryStore::deadLettersById(const QList<qint64> &ids)
 {
+    const std::lock_guard lock(d->mutex);
     if (!d->database)
         return d->notOpen();
     if (ids.isEmpty())
@@ -928,6 +944,7 @@ Expected<QList<DeadLetterEntry>> SqliteDeliveryStore::deadLettersById(const QLis
 
 Expected<qint64> SqliteDeliveryStore::countDeadLetters(const DeadLetterQuery &query)
 {
+    const std::lock_guard lock(d->mutex);
     if (!d->database)
         return d->notOpen();
     const SqlConditions filter = deadLetterFilter(query, Keyset::Ignore);
@@ -949,6 +966,7 @@ Expected<qint64> SqliteDeliveryStore::countDeadLetters(const DeadLetterQuery &qu
 
 Expected<void> SqliteDeliveryStore::removeDeadLetters(const QList<qint64> &ids)
 {
+    const std::lock_guard lock(d->mutex);
     if (!d->database)
         return d->notOpen();
     if (ids.isEmpty())
@@ -970,6 +988,7 @@ Expected<void> SqliteDeliveryStore::removeDeadLetters(const QList<qint64> &ids)
 
 Expected<QList<DroppedEntry>> SqliteDeliveryStore::droppedDeliveries(int limit)
 {
+    const std::lock_guard lock(d->mutex);
     if (!d->database)
         return d->notOpen();
     QString errorText;
@@ -983,6 +1002,7 @@ Expected<QList<DroppedEntry>> SqliteDeliveryStore::droppedDeliveries(int limit)
 
 Expected<QList<AttemptLogEntry>> SqliteDeliveryStore::attemptLog(int limit)
 {
+    const std::lock_guard lock(d->mutex);
     if (!d->database)
         return d->notOpen();
     QString errorText;

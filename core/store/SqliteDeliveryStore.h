@@ -10,7 +10,8 @@ namespace EventDesk {
 
 // SQLite backend: WAL mode, synchronous=NORMAL (a committed publish survives a process crash;
 // WAL + NORMAL can lose the last transactions only on an OS crash / power loss), prepared
-// statements reused, one connection used from one thread at a time. It talks to SQLite's C API
+// statements reused, one connection whose calls a mutex serializes (they come from the engine's
+// thread and its parser threads). It talks to SQLite's C API
 // over a connection of its own, not through QtSql: binding a value through QSqlQuery costs
 // thousands of instructions, and Qt's SQLite driver may carry its own copy of SQLite.
 class SqliteDeliveryStore final : public DeliveryStore

@@ -12,6 +12,7 @@
 #include "io/WorkspaceFolder.h"
 #include "store/SqliteDeliveryStore.h"
 
+#include <QDeadlineTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -20,10 +21,12 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 #include <QTimer>
 #include <QUrlQuery>
 
 #include <memory>
+#include <optional>
 
 using namespace Qt::StringLiterals;
 using namespace EventDesk;
@@ -176,6 +179,8 @@ public:
         return count;
     }
 
+    SqliteDeliveryStore &store() { return m_store; }
+
     ManualClock clock{T0};
     QNetworkAccessManager network;
     std::unique_ptr<Engine> engine;
@@ -230,6 +235,40 @@ private:
     QTimer m_pump; // fires what is due "now" on the manual clock; time itself only moves when told
 };
 
+const QString Padding(900, u'p');
+
+// Events of about 1 KB each: 200 of them make a request that is parsed and stored off the
+// engine thread (publishAsync takes requests of 32 KB and more there).
+QJsonArray largeEvents(int count)
+{
+    QJsonArray events;
+    for (int i = 0; i < count; ++i) {
+        events.append(QJsonObject{{u"id"_s, u"big-%1"_s.arg(i)},
+                                  {u"subject"_s, u"/orders/%1"_s.arg(i)},
+                                  {u"eventType"_s, u"Order.Created"_s},
+                                  {u"eventTime"_s, u"2024-05-01T10:00:00Z"_s},
+                                  {u"dataVersion"_s, u"1.0"_s},
+                                  {u"data"_s, QJsonObject{{u"padding"_s, Padding}}}});
+    }
+    return events;
+}
+
+// Waits, without running this thread's event loop (so that the engine cannot take them over
+// yet), until the store holds this many unfinished deliveries.
+qsizetype waitForStoredDeliveries(SqliteDeliveryStore &store, qsizetype count)
+{
+    QDeadlineTimer deadline(WaitMs);
+    qsizetype stored = 0;
+    do {
+        auto deliveries = store.loadUnfinishedDeliveries();
+        stored = deliveries ? deliveries->size() : -1;
+        if (stored >= count)
+            break;
+        QThread::msleep(5);
+    } while (!deadline.hasExpired());
+    return stored;
+}
+
 const QJsonObject AnsweringReceiver{{u"name"_s, u"answer"_s}, {u"status"_s, 200}};
 const QJsonObject IgnoringReceiver{{u"name"_s, u"ignore"_s}, {u"status"_s, 200}, {u"validation"_s, u"ignore"_s}};
 const QJsonObject RefusingReceiver{{u"name"_s, u"refuse"_s}, {u"status"_s, 200}, {u"validation"_s, u"refuse"_s}};
@@ -254,6 +293,8 @@ private Q_SLOTS:
     void unknownReceiverAndPath_are404();
     void largePublish_parsedOffThread_answeredAfterCommit();
     void workspaceChangedWhileParsing_requestTakenAgain();
+    void largePublish_subscriptionDeletedWhileStored_itsDeliveriesDropped();
+    void largePublish_engineStoppedWhileStoring_deliveriesStayInStore();
 };
 
 // Event Grid schema: SubscriptionValidationEvent, aeg-event-type: SubscriptionValidation, and
@@ -474,16 +515,8 @@ void EndpointTest::largePublish_parsedOffThread_answeredAfterCommit()
 {
     Harness harness({{u"orders"_s, u"sub-plain"_s, u"answer"_s, u"EventGridSchema"_s, false}}, {AnsweringReceiver});
     QVERIFY(harness.start());
-    QJsonArray events;
-    const QString padding(900, u'p');
-    for (int i = 0; i < 200; ++i) {
-        events.append(QJsonObject{{u"id"_s, u"big-%1"_s.arg(i)},
-                                  {u"subject"_s, u"/orders/%1"_s.arg(i)},
-                                  {u"eventType"_s, u"Order.Created"_s},
-                                  {u"eventTime"_s, u"2024-05-01T10:00:00Z"_s},
-                                  {u"dataVersion"_s, u"1.0"_s},
-                                  {u"data"_s, QJsonObject{{u"padding"_s, padding}}}});
-    }
+    QJsonArray events = largeEvents(200);
+    const QString padding = Padding;
     const QByteArray body = QJsonDocument(events).toJson(QJsonDocument::Indented);
     QVERIFY(body.size() > 64 * 1024);
 
@@ -535,6 +568,73 @@ void EndpointTest::workspaceChangedWhileParsing_requestTakenAgain()
     const PublishResult stored = engine.publishParsed(current, Engine::parsePublish(current));
     QCOMPARE(stored.httpStatus, 200);
     QCOMPARE(stored.accepted, 1);
+}
+
+// A large request is stored on the parser thread. A subscription deleted after that commit but
+// before the engine took the deliveries over loses them like the rest of its backlog (dropped,
+// SubscriptionDeleted); the other subscription gets every event, and the publish is answered 200.
+void EndpointTest::largePublish_subscriptionDeletedWhileStored_itsDeliveriesDropped()
+{
+    Harness harness({{u"orders"_s, u"sub-plain"_s, u"answer"_s, u"EventGridSchema"_s, false},
+                     {u"orders"_s, u"sub-gone"_s, u"answer"_s, u"EventGridSchema"_s, false}},
+                    {AnsweringReceiver});
+    QVERIFY(harness.start());
+    Engine &engine = *harness.engine;
+    std::optional<PublishResult> answer;
+    engine.publishAsync(u"orders"_s, QJsonDocument(largeEvents(200)).toJson(), "application/json",
+                        [&](const PublishResult &result) { answer = result; });
+    QVERIFY(!answer.has_value());
+    QCOMPARE(waitForStoredDeliveries(harness.store(), 400), qsizetype(400));
+    QVERIFY(!answer.has_value()); // SPEC D1: committed, but the engine has not answered yet
+
+    Workspace changed = engine.workspace();
+    for (Topic &topic : changed.topics)
+        topic.eventSubscriptions.removeIf([](const EventSubscription &s) { return s.name == "sub-gone"_L1; });
+    QVERIFY(engine.applyWorkspace(changed));
+
+    QTRY_VERIFY_WITH_TIMEOUT(answer.has_value(), WaitMs);
+    QCOMPARE(answer->httpStatus, 200);
+    QCOMPARE(answer->accepted, 200);
+    QCOMPARE(answer->deliveriesCreated, 400);
+    QCOMPARE(harness.published(u"orders"_s), quint64(200));
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-plain"_s).delivered, quint64(200), WaitMs);
+    QCOMPARE(harness.notifications(u"answer"_s), 200);
+    QTRY_VERIFY_WITH_TIMEOUT(harness.store().loadUnfinishedDeliveries()->isEmpty(), WaitMs);
+    const auto dropped = harness.store().droppedDeliveries(1000);
+    QVERIFY(dropped);
+    QCOMPARE(dropped->size(), 200);
+    for (const DroppedEntry &entry : dropped.value()) {
+        QCOMPARE(entry.subscription, u"sub-gone"_s);
+        QCOMPARE(entry.reason, DeadLetterReason::SubscriptionDeleted);
+        QVERIFY(entry.eventId.startsWith(u"big-"_s));
+    }
+}
+
+// Stopping the engine waits for a large request being stored; its deliveries are not taken over
+// any more but stay pending in the store (sent after a restart), and the request - committed -
+// is still answered 200.
+void EndpointTest::largePublish_engineStoppedWhileStoring_deliveriesStayInStore()
+{
+    Harness harness({{u"orders"_s, u"sub-plain"_s, u"answer"_s, u"EventGridSchema"_s, false}}, {AnsweringReceiver});
+    QVERIFY(harness.start());
+    Engine &engine = *harness.engine;
+    std::optional<PublishResult> answer;
+    engine.publishAsync(u"orders"_s, QJsonDocument(largeEvents(200)).toJson(), "application/json",
+                        [&](const PublishResult &result) { answer = result; });
+    engine.shutdown();
+    // Checked at once: shutdown() returned only after the parser thread had committed.
+    const auto stored = harness.store().loadUnfinishedDeliveries();
+    QVERIFY(stored);
+    QCOMPARE(stored->size(), 200);
+    QTRY_VERIFY_WITH_TIMEOUT(answer.has_value(), WaitMs);
+    QCOMPARE(answer->httpStatus, 200);
+    QCOMPARE(answer->accepted, 200);
+    QCOMPARE(harness.notifications(u"answer"_s), 0);
+    const auto pending = harness.store().loadUnfinishedDeliveries();
+    QVERIFY(pending);
+    QCOMPARE(pending->size(), 200);
+    for (const DeliveryRecord &record : pending.value())
+        QCOMPARE(record.state, DeliveryState::Pending);
 }
 
 QTEST_GUILESS_MAIN(EndpointTest)
