@@ -598,6 +598,26 @@ void TestEventParser::malformedJson_data()
         QTest::addRow("%s scalar", name.constData()) << int(schema) << QByteArray("42");
         QTest::addRow("%s binary", name.constData())
             << int(schema) << QByteArray("\x00\xff\xfe", 3);
+        // Arrays are first split and their elements parsed one by one; what that path does not
+        // accept gets the whole document's answer, whatever it found first. The events here are
+        // valid, so that only the array around them is wrong.
+        const QByteArray event = json(schema == EventSchema::CloudEvents10 ? cloudEvent(1) : eventGridEvent(1));
+        QTest::addRow("%s text after the array", name.constData())
+            << int(schema) << QByteArray('[' + event + "] x");
+        QTest::addRow("%s second array", name.constData())
+            << int(schema) << QByteArray('[' + event + "][]");
+        QTest::addRow("%s missing comma", name.constData())
+            << int(schema) << QByteArray('[' + event + ' ' + event + ']');
+        QTest::addRow("%s trailing comma after valid events", name.constData())
+            << int(schema) << QByteArray('[' + event + ',' + event + ",]");
+        QTest::addRow("%s no closing bracket", name.constData())
+            << int(schema) << QByteArray('[' + event + ',' + event);
+        QTest::addRow("%s crossed brackets", name.constData())
+            << int(schema) << QByteArray(R"([{"id":"1"]})");
+        QTest::addRow("%s unterminated string", name.constData())
+            << int(schema) << QByteArray(R"([{"id":"1}])");
+        QTest::addRow("%s incomplete event before a broken one", name.constData())
+            << int(schema) << QByteArray(R"([{"id":"1"},{"id":"2",}])");
     }
 }
 
