@@ -499,6 +499,13 @@ Expected<void> SqliteDeliveryStore::Private::configureConnection()
     if (auto result = runOnce("PRAGMA cache_size = -32768"_ba, u"set the page cache size"_s);
         !result)
         return result;
+    // Debian builds SQLite with secure_delete on, other platforms' SQLite with it off. On, every
+    // delivered event's deleted content is overwritten with zeros and written to the log a second
+    // time (measured in benchmark 2: ~1.1 KB more written per 1 KB event). FAST, the same on every
+    // platform, clears deleted content inside the b-tree pages it writes anyway and adds no I/O;
+    // traces stay in freed pages until the next publish reuses them.
+    if (auto result = runOnce("PRAGMA secure_delete = FAST"_ba, u"set secure delete"_s); !result)
+        return result;
     return runOnce("PRAGMA foreign_keys = OFF"_ba, u"turn off foreign keys"_s);
 }
 
