@@ -203,8 +203,19 @@ qsizetype appendCompactValue(const char *data, qsizetype size, qsizetype at, QBy
     return at;
 }
 
+// A copy of the scanned bytes in a buffer of their own size plus spare (room for what is spliced
+// in later): an event is held in memory until it is delivered, and the scan's buffer would keep
+// several KB per 1 KB event.
+QByteArray fitted(const QByteArray &scanned, qsizetype spare)
+{
+    QByteArray value;
+    value.reserve(scanned.size() + spare);
+    value.append(scanned.constData(), scanned.size());
+    return value;
+}
+
 // The compact bytes of each element of a top-level array, or of a top-level object alone.
-QList<QByteArray> publishedValues(const QByteArray &body)
+QList<QByteArray> publishedValues(const QByteArray &body, qsizetype spare)
 {
     QList<QByteArray> values;
     const char *data = body.constData();
@@ -215,7 +226,7 @@ QList<QByteArray> publishedValues(const QByteArray &body)
         return values;
     if (data[at] == '{') {
         QByteArray value;
-        value.reserve(size - at);
+        value.reserve(size - at + spare);
         appendCompactValue(data, size, at, &value);
         values.append(std::move(value));
         return values;
@@ -223,14 +234,14 @@ QList<QByteArray> publishedValues(const QByteArray &body)
     if (data[at] != '[')
         return values;
     at = skipSpace(data, size, at + 1);
+    QByteArray scanned;
     while (at < size && data[at] != ']') {
         const qsizetype start = at;
-        QByteArray value;
-        value.reserve(std::min<qsizetype>(size - at, 4096));
-        at = appendCompactValue(data, size, at, &value);
+        scanned.resize(0);
+        at = appendCompactValue(data, size, at, &scanned);
         if (at == start) // cannot happen on valid JSON; never loop forever
             break;
-        values.append(std::move(value));
+        values.append(fitted(scanned, spare));
         at = skipSpace(data, size, at);
         if (at < size && data[at] == ',')
             at = skipSpace(data, size, at + 1);
@@ -241,7 +252,7 @@ QList<QByteArray> publishedValues(const QByteArray &body)
 // The compact bytes of each element when body is a top-level array whose skeleton - brackets,
 // commas, nothing after the closing bracket - is well formed; nullopt otherwise. The elements
 // themselves are not validated here: each is parsed on its own afterwards.
-std::optional<QList<QByteArray>> splitArray(const QByteArray &body)
+std::optional<QList<QByteArray>> splitArray(const QByteArray &body, qsizetype spare)
 {
     const char *data = body.constData();
     const qsizetype size = body.size();
@@ -252,14 +263,14 @@ std::optional<QList<QByteArray>> splitArray(const QByteArray &body)
     QList<QByteArray> elements;
     if (at < size && data[at] == ']')
         return skipSpace(data, size, at + 1) == size ? std::optional(elements) : std::nullopt;
+    QByteArray scanned;
     while (at < size) {
         const qsizetype start = at;
-        QByteArray element;
-        element.reserve(std::min<qsizetype>(size - at, 4096));
-        at = appendCompactValue(data, size, at, &element);
+        scanned.resize(0);
+        at = appendCompactValue(data, size, at, &scanned);
         if (at == start)
             return std::nullopt;
-        elements.append(std::move(element));
+        elements.append(fitted(scanned, spare));
         at = skipSpace(data, size, at);
         if (at >= size)
             return std::nullopt;
@@ -598,7 +609,7 @@ PublishParseResult EventParser::parse(const Topic &topic, const QByteArray &body
     // a non-object element, a rejected event - is decided by the whole-document path below, so
     // that every request gets the same answer either way.
     if (shape != Shape::Object) {
-        if (std::optional<QList<QByteArray>> elements = splitArray(body); elements && !elements->isEmpty()) {
+        if (std::optional<QList<QByteArray>> elements = splitArray(body, engineFields.size()); elements && !elements->isEmpty()) {
             PublishParseResult result;
             result.events.reserve(elements->size());
             for (qsizetype index = 0; index < elements->size(); ++index) {
@@ -638,7 +649,7 @@ PublishParseResult EventParser::parse(const Topic &topic, const QByteArray &body
 
     // The bytes of each event as published; if the scanner and the parser ever disagreed on the
     // number of events, every event is serialised from the parsed tree instead.
-    QList<QByteArray> publishedBytes = publishedValues(body);
+    QList<QByteArray> publishedBytes = publishedValues(body, engineFields.size());
     if (publishedBytes.size() != events.size())
         publishedBytes.clear();
     const auto takePublished = [&publishedBytes](qsizetype index) {

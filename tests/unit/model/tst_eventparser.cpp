@@ -122,6 +122,7 @@ private Q_SLOTS:
     void publishedBytesKept_data();
     void publishedBytesKept();
     void publisherTopicReplaced();
+    void publishedBytesHeldWithoutSlack();
 };
 
 void TestEventParser::eventGridAccepted_data()
@@ -714,6 +715,32 @@ void TestEventParser::publishedBytesKept()
     for (qsizetype index = 0; index < lean.events.size(); ++index) {
         QCOMPARE(lean.events.at(index).body, result.events.at(index).body);
         QVERIFY(lean.events.at(index).filterView.isEmpty());
+    }
+}
+
+// Events stay in memory until they are delivered: each event's bytes are kept in a buffer of
+// their own size (a buffer sized for scanning held 4 KB per 1 KB event).
+void TestEventParser::publishedBytesHeldWithoutSlack()
+{
+    const QString padding(1000, u'x');
+    QJsonArray eventGrid;
+    QJsonArray cloud;
+    for (int index = 0; index < 50; ++index) {
+        eventGrid.append(withEventField(eventGridBatch(1), 0, u"data"_s, padding).at(0));
+        QJsonObject event = cloudEvent(index);
+        event.insert(u"data"_s, padding);
+        cloud.append(event);
+    }
+    for (const auto &[schema, body] : {std::pair {EventSchema::EventGrid, json(eventGrid)},
+                                       std::pair {EventSchema::CloudEvents10, json(cloud)}}) {
+        const PublishParseResult result = parse(schema, body);
+        QVERIFY2(result.isAccepted(), qPrintable(result.errorMessage));
+        QCOMPARE(result.events.size(), 50);
+        for (const PublishedEvent &event : result.events) {
+            QVERIFY(event.body.size() > 1000);
+            QVERIFY2(event.body.capacity() - event.body.size() < 64,
+                     qPrintable(u"%1 bytes held for %2"_s.arg(event.body.capacity()).arg(event.body.size())));
+        }
     }
 }
 
