@@ -3,6 +3,8 @@
 #include "../Logging.h"
 
 #include <QTcpServer>
+
+#include <algorithm>
 #include <QTcpSocket>
 #include <QUrl>
 
@@ -125,7 +127,14 @@ private:
     {
         if (m_closing)
             return;
-        m_buffer += m_socket->readAll();
+        // Read straight into the buffer (a body has its room reserved once its length is known,
+        // below), rather than into a temporary array that is then appended.
+        if (const qint64 available = m_socket->bytesAvailable(); available > 0) {
+            const qsizetype filled = m_buffer.size();
+            m_buffer.resize(filled + qsizetype(available));
+            const qint64 read = m_socket->read(m_buffer.data() + filled, available);
+            m_buffer.resize(filled + qsizetype(std::max<qint64>(read, 0)));
+        }
         while (!m_closing && !m_awaitingAnswer) {
             if (!step())
                 return;
@@ -141,8 +150,13 @@ private:
         case Stage::Body: {
             if (m_buffer.size() < m_contentLength)
                 return false;
-            m_request.body = m_buffer.left(m_contentLength);
-            m_buffer.remove(0, m_contentLength);
+            if (m_buffer.size() == m_contentLength) {
+                m_request.body = std::move(m_buffer); // the usual case: no copy of a large body
+                m_buffer = QByteArray();
+            } else {
+                m_request.body = m_buffer.left(m_contentLength);
+                m_buffer.remove(0, m_contentLength);
+            }
             dispatch();
             return true;
         }
@@ -276,6 +290,9 @@ private:
         if (length > 0)
             sendContinue();
         m_contentLength = length;
+        // The body is read into the buffer in place; room for a publish-sized body is reserved at
+        // once; larger ones grow as their bytes arrive, so a length alone never reserves more.
+        m_buffer.reserve(std::min<qsizetype>(length, 2 * 1024 * 1024));
         m_stage = Stage::Body;
         return true;
     }
