@@ -129,8 +129,9 @@ QByteArray compact(const QJsonObject &object)
 // between tokens, instead of being serialised again from the parsed tree: serialising was the
 // largest single cost of a publish (ARCHITECTURE: QJsonDocument writes ~73k 1 KB events/s per
 // core), and the published bytes also keep what a round trip through QJsonValue loses (integers
-// beyond 2^53, the publisher's key order). The scanner runs only on text QJsonDocument has
-// accepted, so it needs no error reporting; it still never reads past the end.
+// beyond 2^53, the publisher's key order). The scanner checks only an array's skeleton itself
+// (splitArray); the values it copies are validated by QJsonDocument afterwards, each on its own or
+// as the whole document, so it reports no other errors. It never reads past the end.
 
 bool isJsonSpace(char character)
 {
@@ -214,41 +215,6 @@ QByteArray fitted(const QByteArray &scanned, qsizetype spare)
     return value;
 }
 
-// The compact bytes of each element of a top-level array, or of a top-level object alone.
-QList<QByteArray> publishedValues(const QByteArray &body, qsizetype spare)
-{
-    QList<QByteArray> values;
-    const char *data = body.constData();
-    const qsizetype size = body.size();
-    qsizetype at = body.startsWith("\xEF\xBB\xBF") ? 3 : 0;
-    at = skipSpace(data, size, at);
-    if (at >= size)
-        return values;
-    if (data[at] == '{') {
-        QByteArray value;
-        value.reserve(size - at + spare);
-        appendCompactValue(data, size, at, &value);
-        values.append(std::move(value));
-        return values;
-    }
-    if (data[at] != '[')
-        return values;
-    at = skipSpace(data, size, at + 1);
-    QByteArray scanned;
-    while (at < size && data[at] != ']') {
-        const qsizetype start = at;
-        scanned.resize(0);
-        at = appendCompactValue(data, size, at, &scanned);
-        if (at == start) // cannot happen on valid JSON; never loop forever
-            break;
-        values.append(fitted(scanned, spare));
-        at = skipSpace(data, size, at);
-        if (at < size && data[at] == ',')
-            at = skipSpace(data, size, at + 1);
-    }
-    return values;
-}
-
 // The compact bytes of each element when body is a top-level array whose skeleton - brackets,
 // commas, nothing after the closing bracket - is well formed; nullopt otherwise. The elements
 // themselves are not validated here: each is parsed on its own afterwards.
@@ -281,6 +247,28 @@ std::optional<QList<QByteArray>> splitArray(const QByteArray &body, qsizetype sp
         at = skipSpace(data, size, at + 1);
     }
     return std::nullopt;
+}
+
+// The compact bytes of each element of a top-level array, or of a top-level object alone.
+QList<QByteArray> publishedValues(const QByteArray &body, qsizetype spare)
+{
+    QList<QByteArray> values;
+    const char *data = body.constData();
+    const qsizetype size = body.size();
+    qsizetype at = body.startsWith("\xEF\xBB\xBF") ? 3 : 0;
+    at = skipSpace(data, size, at);
+    if (at >= size)
+        return values;
+    if (data[at] == '{') {
+        QByteArray value;
+        value.reserve(size - at + spare);
+        appendCompactValue(data, size, at, &value);
+        values.append(std::move(value));
+        return values;
+    }
+    // Valid JSON always has a well-formed array skeleton; an empty list makes the caller
+    // serialise the events from the parsed tree instead.
+    return splitArray(body, spare).value_or(QList<QByteArray>());
 }
 
 std::optional<Rejection> checkEventSize(const QByteArray &body, qsizetype index)
