@@ -436,11 +436,7 @@ Expected<void> SqliteDeliveryStore::Private::trimAttemptLog(qint64 previousId, q
 Expected<void> SqliteDeliveryStore::Private::identifyFile(bool *isNew)
 {
     // Runs once per open: not worth a place in the statement cache.
-    SqliteStatement query
-        = SqliteStatement::prepare(database,
-                                   "SELECT (SELECT application_id FROM pragma_application_id),"
-                                   " (SELECT user_version FROM pragma_user_version),"
-                                   " (SELECT count(*) FROM sqlite_master)"_ba);
+    SqliteStatement query = SqliteStatement::prepare(database, StoreIdentitySql);
     if (!query.isValid() || query.step() != SQLITE_ROW) {
         // A WAL database cannot even be read without creating its -shm file, so a read-only
         // location fails here too; say so rather than blaming the file.
@@ -458,13 +454,8 @@ Expected<void> SqliteDeliveryStore::Private::identifyFile(bool *isNew)
     const qint64 objectCount = query.columnInt64(2);
 
     if (applicationId == StoreApplicationId) {
-        if (userVersion > StoreSchemaVersion) {
-            return error(u"open it: it was written by a newer EventDesk (store version %1, this "
-                         "build reads version %2)"_s.arg(userVersion)
-                             .arg(StoreSchemaVersion));
-        }
-        if (userVersion < 1)
-            return error(u"open it: the store has no schema version (damaged file)"_s);
+        if (const QString problem = storeVersionProblem(userVersion); !problem.isEmpty())
+            return error(u"open it: "_s + problem);
         *isNew = false;
         return {};
     }

@@ -92,11 +92,7 @@ Expected<void> SqliteReadConnection::open(const QString &filePath)
 Expected<void> SqliteReadConnection::identifyFile()
 {
     // Runs once per open: not worth a place in the statement cache.
-    SqliteStatement query
-        = SqliteStatement::prepare(m_database,
-                                   "SELECT (SELECT application_id FROM pragma_application_id),"
-                                   " (SELECT user_version FROM pragma_user_version),"
-                                   " (SELECT count(*) FROM sqlite_master)"_ba);
+    SqliteStatement query = SqliteStatement::prepare(m_database, StoreIdentitySql);
     if (!query.isValid() || query.step() != SQLITE_ROW) {
         const int code = sqlite3_errcode(m_database);
         if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
@@ -118,13 +114,8 @@ Expected<void> SqliteReadConnection::identifyFile()
             return error(u"it is an empty SQLite database, not an EventDesk store"_s);
         return error(u"it is an SQLite database of another application, not an EventDesk store"_s);
     }
-    if (userVersion > StoreSchemaVersion) {
-        return error(u"it was written by a newer EventDesk (store version %1, this build reads "
-                     "version %2)"_s.arg(userVersion)
-                         .arg(StoreSchemaVersion));
-    }
-    if (userVersion < 1)
-        return error(u"the store has no schema version (damaged file)"_s);
+    if (const QString problem = storeVersionProblem(userVersion); !problem.isEmpty())
+        return error(problem);
     return {};
 }
 

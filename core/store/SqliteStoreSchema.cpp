@@ -6,6 +6,18 @@ using namespace Qt::StringLiterals;
 
 namespace EventDesk {
 
+QString storeVersionProblem(qint64 userVersion)
+{
+    if (userVersion > StoreSchemaVersion) {
+        return u"it was written by a newer EventDesk (store version %1, this build reads version %2)"_s
+            .arg(userVersion)
+            .arg(StoreSchemaVersion);
+    }
+    if (userVersion < 1)
+        return u"the store has no schema version (damaged file)"_s;
+    return {};
+}
+
 void readDelivery(const SqliteStatement &row, DeliveryRecord &record)
 {
     record.id = row.columnInt64(0);

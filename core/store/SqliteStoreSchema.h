@@ -25,6 +25,15 @@ inline constexpr int StoreApplicationId = 0x45764b64;
 // PRAGMA user_version of the schema this build writes and reads.
 inline constexpr int StoreSchemaVersion = 1;
 
+// One row that tells what an SQLite file is: its application_id, user_version, and how many
+// schema objects it holds. Asked once per open, by the store and by the read connection.
+inline constexpr char StoreIdentitySql[] = "SELECT (SELECT application_id FROM pragma_application_id),"
+                                           " (SELECT user_version FROM pragma_user_version),"
+                                           " (SELECT count(*) FROM sqlite_master)";
+// For a file whose application_id is StoreApplicationId: why this build cannot use a store of
+// that user_version (newer than this build, or none at all), or an empty string.
+QString storeVersionProblem(qint64 userVersion);
+
 // The first 16 bytes of every SQLite 3 database file (the NUL included).
 inline constexpr char SqliteFileHeader[] = "SQLite format 3";
 static_assert(sizeof(SqliteFileHeader) == 16);
