@@ -180,6 +180,17 @@ public:
         return all;
     }
 
+    // The dead-letter record of the event with this id, or an empty object when there is none.
+    QJsonObject deadLetterRecord(const QString &eventId) const
+    {
+        const QJsonArray records = deadLetterRecords();
+        for (const QJsonValue &record : records) {
+            if (record[u"id"_s].toString() == eventId)
+                return record.toObject();
+        }
+        return {};
+    }
+
     QList<qint64> sentTimes() const
     {
         QList<qint64> times;
@@ -474,17 +485,11 @@ void tst_Engine::p3r7_deferredUntilTtlRanOut_outcomeIsProbation()
     harness.advance(5 * 60 * Second + Second);
     harness.advance(Second);
     QCOMPARE(harness.network.sent.size(), 1);
-    bool found = false;
-    const QJsonArray records = harness.deadLetterRecords();
-    for (const QJsonValue &record : records) {
-        if (record[u"id"_s].toString() == u"late0"_s) {
-            found = true;
-            QCOMPARE(record[u"deadLetterReason"_s].toString(), u"TimeToLiveExceeded"_s);
-            QCOMPARE(record[u"deliveryAttempts"_s].toInt(), 0);
-            QCOMPARE(record[u"lastDeliveryOutcome"_s].toString(), u"Probation"_s);
-        }
-    }
-    QVERIFY(found);
+    const QJsonObject record = harness.deadLetterRecord(u"late0"_s);
+    QVERIFY(!record.isEmpty());
+    QCOMPARE(record[u"deadLetterReason"_s].toString(), u"TimeToLiveExceeded"_s);
+    QCOMPARE(record[u"deliveryAttempts"_s].toInt(), 0);
+    QCOMPARE(record[u"lastDeliveryOutcome"_s].toString(), u"Probation"_s);
 }
 
 void tst_Engine::p3_noRetryProbationDeadLettersWithoutAttempt()
@@ -499,16 +504,10 @@ void tst_Engine::p3_noRetryProbationDeadLettersWithoutAttempt()
     // SPEC P3: dead-lettered without an attempt, lastDeliveryOutcome Probation.
     QCOMPARE(harness.network.sent.size(), 2);
     harness.advance(Second);
-    bool found = false;
-    const QJsonArray records = harness.deadLetterRecords();
-    for (const QJsonValue &record : records) {
-        if (record[u"id"_s].toString() == u"during0"_s) {
-            found = true;
-            QCOMPARE(record[u"lastDeliveryOutcome"_s].toString(), u"Probation"_s);
-            QCOMPARE(record[u"deliveryAttempts"_s].toInt(), 0);
-        }
-    }
-    QVERIFY(found);
+    const QJsonObject record = harness.deadLetterRecord(u"during0"_s);
+    QVERIFY(!record.isEmpty());
+    QCOMPARE(record[u"lastDeliveryOutcome"_s].toString(), u"Probation"_s);
+    QCOMPARE(record[u"deliveryAttempts"_s].toInt(), 0);
 }
 
 void tst_Engine::p5_backlogInProbationIsOneHeapEntry()
