@@ -80,9 +80,13 @@ double engineRate(const QList<Bench::SubscriptionSpec> &subscriptions, qint64 ev
     const quint64 expected = quint64(events) * quint64(subscriptions.size());
     quint64 delivered = 0;
     quint64 failedAttempts = 0;
+    QElapsedTimer timer;
+    QList<QPair<qint64, quint64>> progress; // (ms since the first publish, delivered)
     QObject::connect(&host, &EventDesk::EngineHost::snapshotReady, &host,
                      [&](const EventDesk::EngineSnapshot &snapshot) {
                          delivered = Bench::deliveredTotal(snapshot);
+                         if (timer.isValid())
+                             progress.append({timer.elapsed(), delivered});
                          quint64 failures = 0;
                          for (const auto &subscription : snapshot.subscriptions) {
                              for (auto it = subscription.failedByOutcome.cbegin();
@@ -93,7 +97,6 @@ double engineRate(const QList<Bench::SubscriptionSpec> &subscriptions, qint64 ev
                      });
     const QList<QByteArray> bodies = Bench::publishBodies(events, EventSize, 1024 * 1024);
     int rejected = 0;
-    QElapsedTimer timer;
     timer.start();
     const double cpuBefore = Bench::cpuSeconds();
     for (const QByteArray &body : bodies) {
@@ -115,6 +118,25 @@ double engineRate(const QList<Bench::SubscriptionSpec> &subscriptions, qint64 ev
     }
     if (failedAttempts > 0)
         Bench::info(u"engine: %1 failed attempts (retried)"_s.arg(failedAttempts));
+    // Where the time went: until the first delivery, and the rate over the middle half.
+    qint64 firstMs = -1, quarterMs = -1, threeQuartersMs = -1;
+    quint64 quarterCount = 0, threeQuartersCount = 0;
+    for (const auto &[ms, count] : std::as_const(progress)) {
+        if (firstMs < 0 && count > 0)
+            firstMs = ms;
+        if (quarterMs < 0 && count >= expected / 4) {
+            quarterMs = ms;
+            quarterCount = count;
+        }
+        if (threeQuartersMs < 0 && count >= expected * 3 / 4) {
+            threeQuartersMs = ms;
+            threeQuartersCount = count;
+        }
+    }
+    if (threeQuartersMs > quarterMs && quarterMs >= 0)
+        Bench::info(u"engine: first delivery seen after %1 ms; %2 deliveries/s between a quarter and three quarters"_s
+                        .arg(firstMs)
+                        .arg(Bench::number(1000.0 * double(threeQuartersCount - quarterCount) / double(threeQuartersMs - quarterMs))));
     return double(delivered) / seconds;
 }
 

@@ -300,13 +300,8 @@ int main(int argc, char *argv[])
     DeadLetterRouter deadLetterSink(&folderSink, &azureBlobSink);
     // Endpoint validation state, so a validated webhook is not validated again at each start.
     ProvisioningFile provisioningFile(ProvisioningFile::defaultPath(workspaceDir));
-    // More delivery threads; declared before the engine, which must go first.
-    std::vector<std::unique_ptr<QNetworkAccessManager>> deliveryNetworks;
     Engine engine(clock.get(), &network, &store, &deadLetterSink, options);
-    for (int i = 1; i < Engine::recommendedDeliveryNetworks(); ++i) {
-        deliveryNetworks.push_back(std::make_unique<QNetworkAccessManager>());
-        engine.addDeliveryNetwork(deliveryNetworks.back().get());
-    }
+    engine.setDeliveryLanes(Engine::recommendedDeliveryLanes());
     engine.setProvisioningStore(&provisioningFile);
     engine.setSecretResolver([secretCache](const QString &topic, const QString &subscription,
                                            const QString &header) {

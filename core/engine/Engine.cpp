@@ -10,6 +10,7 @@
 #include "../rules/RetryPlanner.h"
 #include "../rules/SchemaConverter.h"
 #include "Clock.h"
+#include "DeliveryLane.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -208,6 +209,37 @@ struct Engine::Request
     bool timedOut = false; // D6: counted as failed at 30 s, still waiting for a late success
     bool aborted = false; // D6: abandoned at 3 min
     bool canceled = false; // shutdown
+    int lane = -1; // the DeliveryLane it was posted on; -1: the engine's own manager
+};
+
+// Taken by every entry into the engine, on the engine thread and on the delivery lanes. When the
+// outermost lock is released, the requests built meanwhile are handed to their lanes: Qt's work
+// for a request then runs outside the lock, and a lane posts its own requests without a hop.
+class Engine::StateLock
+{
+public:
+    explicit StateLock(const Engine &engine)
+        : m_engine(engine)
+    {
+        m_engine.m_stateMutex.lock();
+        ++m_engine.m_lockDepth;
+    }
+    ~StateLock()
+    {
+        std::vector<OutgoingRequest> outgoing;
+        if (--m_engine.m_lockDepth == 0)
+            outgoing.swap(m_engine.m_outbox);
+        m_engine.m_stateMutex.unlock();
+        for (OutgoingRequest &request : outgoing) {
+            m_engine.m_lanes[size_t(request.lane)]->post(request.requestId, request.request,
+                                                         request.body, request.cancelGeneration);
+        }
+    }
+    StateLock(const StateLock &) = delete;
+    StateLock &operator=(const StateLock &) = delete;
+
+private:
+    const Engine &m_engine;
 };
 
 Engine::Engine(Clock *clock, QNetworkAccessManager *network, DeliveryStore *store,
@@ -215,7 +247,6 @@ Engine::Engine(Clock *clock, QNetworkAccessManager *network, DeliveryStore *stor
     : QObject(parent)
     , m_clock(clock)
     , m_network(network)
-    , m_deliveryNetworks {network}
     , m_store(store)
     , m_deadLetterSink(deadLetterSink)
     , m_options(options)
@@ -233,19 +264,34 @@ Engine::~Engine()
 {
     if (m_running)
         shutdown();
+    // Lanes stop before anything they report to goes away (no lock held: a lane may be waiting
+    // for it to report a reply, which it then finds cancelled).
+    m_lanes.clear();
     // Deliveries hold events whose deleter touches the cache: release them first.
     m_deliveries.clear();
 }
 
-void Engine::addDeliveryNetwork(QNetworkAccessManager *network)
+void Engine::setDeliveryLanes(int count)
 {
-    if (network && std::find(m_deliveryNetworks.cbegin(), m_deliveryNetworks.cend(), network) == m_deliveryNetworks.cend())
-        m_deliveryNetworks.push_back(network);
+    Q_ASSERT(!m_running);
+    m_lanes.clear();
+    for (int i = 0; i < count; ++i) {
+        m_lanes.push_back(std::make_unique<DeliveryLane>(
+            i, [this](quint64 requestId, int httpStatus, QNetworkReply::NetworkError error) {
+                onLaneFinished(requestId, httpStatus, error);
+            }));
+    }
+    m_laneInFlight.assign(size_t(count), 0);
 }
 
-int Engine::recommendedDeliveryNetworks()
+int Engine::recommendedDeliveryLanes()
 {
     return std::clamp(QThread::idealThreadCount(), 1, 4);
+}
+
+bool Engine::onEngineThread() const
+{
+    return QThread::currentThread() == thread();
 }
 
 void Engine::setSecretResolver(
@@ -256,6 +302,7 @@ void Engine::setSecretResolver(
 
 Expected<void> Engine::start(const Workspace &workspace)
 {
+    const StateLock lock(*this);
     const qint64 now = m_clock->nowMs();
     auto ids = m_store->maxIds();
     if (!ids)
@@ -398,6 +445,7 @@ void Engine::rebuildSubscriptions(const Workspace &workspace, qint64 now)
 
 Expected<void> Engine::applyWorkspace(const Workspace &workspace)
 {
+    const StateLock lock(*this);
     const qint64 now = m_clock->nowMs();
     m_workspace = workspace;
     ++m_workspaceGeneration;
@@ -411,6 +459,7 @@ Expected<void> Engine::applyWorkspace(const Workspace &workspace)
 
 void Engine::shutdown()
 {
+    const StateLock lock(*this);
     if (!m_running)
         return;
     m_running = false;
@@ -432,6 +481,11 @@ void Engine::shutdown()
     }
     m_requests.clear();
     m_requestByReply.clear();
+    // Lanes drop what they were handed and abort what they posted, without reporting back.
+    m_outbox.clear();
+    for (const auto &lane : m_lanes)
+        lane->cancelAll();
+    std::fill(m_laneInFlight.begin(), m_laneInFlight.end(), 0);
     // A handshake cut short is simply sent again at the next start (the state stays Creating,
     // which is never restored).
     const QList<QNetworkReply *> handshakes = m_validationByReply.keys();
@@ -439,12 +493,14 @@ void Engine::shutdown()
     for (QNetworkReply *reply : handshakes)
         reply->abort();
     m_flushTimer.stop();
+    m_flushArmed = false;
     if (auto result = flush(); !result)
         qCWarning(lcStore) << "final commit failed:" << result.error();
 }
 
 bool Engine::hasTopic(const QString &topicName) const
 {
+    const StateLock lock(*this);
     return m_workspace.findTopic(topicName) != nullptr;
 }
 
@@ -466,6 +522,7 @@ Engine::Subscription *Engine::findSubscription(const QString &topic, const QStri
 PublishResult Engine::preparePublish(const QString &topicName, const QByteArray &body,
                                      const QByteArray &contentType, PublishTicket *ticket)
 {
+    const StateLock lock(*this);
     PublishResult result;
     const Topic *topic = m_workspace.findTopic(topicName);
     if (!topic) {
@@ -511,6 +568,7 @@ PublishParseResult Engine::parsePublish(const PublishTicket &ticket)
 PublishResult Engine::publish(const QString &topicName, const QByteArray &body,
                               const QByteArray &contentType)
 {
+    const StateLock lock(*this);
     PublishTicket ticket;
     const PublishResult prepared = preparePublish(topicName, body, contentType, &ticket);
     if (prepared.httpStatus != 200)
@@ -557,10 +615,13 @@ void Engine::publishAsync(const QString &topicName, const QByteArray &body,
             this,
             [this, ticket = std::move(ticket), done = std::move(done), rows = std::move(rows),
              stored = std::move(stored)]() mutable {
-                if (!stored)
-                    done(storeFailed(ticket, stored.error()));
-                else
-                    done(adoptPublished(ticket, std::move(rows)));
+                PublishResult result;
+                {
+                    const StateLock lock(*this);
+                    result = stored ? adoptPublished(ticket, std::move(rows))
+                                    : storeFailed(ticket, stored.error());
+                }
+                done(result);
             },
             Qt::QueuedConnection);
     });
@@ -568,6 +629,7 @@ void Engine::publishAsync(const QString &topicName, const QByteArray &body,
 
 PublishResult Engine::publishParsed(const PublishTicket &ticket, PublishParseResult parsed)
 {
+    const StateLock lock(*this);
     // The workspace changed while the request was parsed elsewhere: the topic may be gone or
     // take another schema now, so the request is taken again from the start.
     if (ticket.workspaceGeneration != m_workspaceGeneration)
@@ -717,6 +779,7 @@ double Engine::nextJitter()
 
 void Engine::onAlarm()
 {
+    const StateLock lock(*this);
     if (!m_running)
         return;
     m_alarmAtMs = -1;
@@ -753,8 +816,12 @@ void Engine::service(Subscription &subscription, qint64 now)
 {
     if (subscription.removed)
         return;
-    serviceDeadLetters(subscription, now);
-    serviceProvisioning(subscription, now);
+    // Dead-letter writes and handshakes use the engine thread's objects: on a lane they wait for
+    // the alarm, which reschedule() below sets for them.
+    if (onEngineThread()) {
+        serviceDeadLetters(subscription, now);
+        serviceProvisioning(subscription, now);
+    }
 
     // Deliveries wait (not attempted, not lost) until the endpoint is validated.
     if (subscription.config.enabled && subscription.provisioning.state == ProvisioningState::Succeeded) {
@@ -920,7 +987,7 @@ bool Engine::ensureEventsLoaded(const std::vector<Delivery *> &deliveries)
     auto loaded = m_store->loadEvents(missing);
     if (!loaded) {
         qCWarning(lcStore) << "cannot load events:" << loaded.error();
-        Q_EMIT storeError(loaded.error());
+        reportStoreError(loaded.error());
         return false;
     }
     // adopt() keeps only a weak reference: hold the loaded events until the deliveries do.
@@ -1034,15 +1101,31 @@ void Engine::sendRequest(Subscription &subscription, const std::vector<Delivery 
     subscription.counters.inFlight += qint64(batch.size());
     ++subscription.counters.requests;
 
-    // Requests take turns over the delivery managers: each has its own HTTP thread, which is
-    // where Qt spends most of a request's CPU time.
-    QNetworkAccessManager *network = m_deliveryNetworks.at(m_nextDeliveryNetwork++ % m_deliveryNetworks.size());
-    QNetworkReply *reply = network->post(request, body);
-    pending->reply = reply;
     const quint64 requestId = pending->id;
-    m_requestByReply.insert(reply, requestId);
-    m_requests.emplace(requestId, std::move(pending));
-    connect(reply, &QNetworkReply::finished, this, [this, reply] { onReplyFinished(reply); });
+    if (!m_lanes.empty()) {
+        // A lane refills its own slot when it can (no hop between threads); otherwise the lane
+        // with the fewest requests open takes it. It is posted when the lock is released.
+        size_t lane = 0;
+        for (size_t i = 1; i < m_lanes.size(); ++i) {
+            if (m_laneInFlight[i] < m_laneInFlight[lane])
+                lane = i;
+        }
+        for (size_t i = 0; i < m_lanes.size(); ++i) {
+            if (m_lanes[i]->isCurrentThread() && m_laneInFlight[i] <= m_laneInFlight[lane])
+                lane = i;
+        }
+        ++m_laneInFlight[lane];
+        pending->lane = int(lane);
+        m_requests.emplace(requestId, std::move(pending));
+        m_outbox.push_back(OutgoingRequest{int(lane), requestId, m_lanes[lane]->cancelGeneration(),
+                                           request, body});
+    } else {
+        QNetworkReply *reply = m_network->post(request, body);
+        pending->reply = reply;
+        m_requestByReply.insert(reply, requestId);
+        m_requests.emplace(requestId, std::move(pending));
+        connect(reply, &QNetworkReply::finished, this, [this, reply] { onReplyFinished(reply); });
+    }
     // SPEC D6: the 30 s response deadline is kept in the deadline heap, not in a timer per request.
     heapPush(m_deadlineHeap, HeapEntry{now + m_options.responseTimeoutMs, requestId, 0});
     qCDebug(lcDelivery) << "sent" << batch.size() << "event(s) to" << config.name << "attempt"
@@ -1051,27 +1134,42 @@ void Engine::sendRequest(Subscription &subscription, const std::vector<Delivery 
 
 void Engine::onReplyFinished(QNetworkReply *reply)
 {
+    const StateLock lock(*this);
     reply->deleteLater();
     const auto found = m_requestByReply.find(reply);
     if (found == m_requestByReply.end())
         return;
     const quint64 requestId = found.value();
     m_requestByReply.erase(found);
+    const QVariant statusAttribute = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
+    finishRequest(requestId, statusAttribute.isValid() ? statusAttribute.toInt() : 0, reply->error());
+}
+
+void Engine::onLaneFinished(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error)
+{
+    // On the lane's thread: the reply is taken care of here, and the lane's freed slot refilled
+    // from here, without a trip through the engine thread.
+    const StateLock lock(*this);
+    finishRequest(requestId, httpStatus, error);
+}
+
+void Engine::finishRequest(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error)
+{
     auto requestIt = m_requests.find(requestId);
     if (requestIt == m_requests.end())
         return;
     std::unique_ptr<Request> request = std::move(requestIt->second);
     m_requests.erase(requestIt);
+    if (request->lane >= 0)
+        --m_laneInFlight[size_t(request->lane)];
     if (request->canceled || !m_running)
         return;
 
     const qint64 now = m_clock->nowMs();
     Subscription &subscription = *m_subscriptions.at(request->subscriptionIndex);
-    const QVariant statusAttribute = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
-    const int httpStatus = statusAttribute.isValid() ? statusAttribute.toInt() : 0;
     const bool success = OutcomeClassifier::isSuccessStatus(httpStatus);
     DeliveryOutcome outcome = success ? DeliveryOutcome::Delivered
-                                      : OutcomeClassifier::classify(httpStatus, reply->error());
+                                      : OutcomeClassifier::classify(httpStatus, error);
 
     AttemptLogEntry log;
     log.timeMs = request->sentMs;
@@ -1085,8 +1183,7 @@ void Engine::onReplyFinished(QNetworkReply *reply)
     if (request->aborted) {
         // SPEC D6: abandoned at the 3 min limit; the deliveries were already rescheduled.
         log.outcome = DeliveryOutcome::Aborted;
-        m_pendingWrites.attempts.append(log);
-        Q_EMIT attemptLogged(log);
+        logAttempt(log);
         scheduleFlush();
         return;
     }
@@ -1117,8 +1214,7 @@ void Engine::onReplyFinished(QNetworkReply *reply)
             subscription.probation.recordSuccess();
             recordProbation(subscription);
         }
-        m_pendingWrites.attempts.append(log);
-        Q_EMIT attemptLogged(log);
+        logAttempt(log);
         reschedule(subscription, now);
         rearmAlarm();
         scheduleFlush();
@@ -1156,8 +1252,7 @@ void Engine::onReplyFinished(QNetworkReply *reply)
         if (it != m_deliveries.end() && it->second.state == DeliveryState::Pending)
             log.nextDueMs = it->second.dueMs;
     }
-    m_pendingWrites.attempts.append(log);
-    Q_EMIT attemptLogged(log);
+    logAttempt(log);
 
     // SPEC D2: the slot this reply freed is used right away, not on the next alarm.
     service(subscription, now);
@@ -1203,8 +1298,7 @@ void Engine::onRequestTimedOut(quint64 requestId, qint64 now)
         if (first != m_deliveries.end() && first->second.state == DeliveryState::Pending)
             log.nextDueMs = first->second.dueMs;
     }
-    m_pendingWrites.attempts.append(log);
-    Q_EMIT attemptLogged(log);
+    logAttempt(log);
 
     heapPush(m_deadlineHeap, HeapEntry{request.sentMs + m_options.abortAfterMs, requestId, 1});
     reschedule(subscription, now);
@@ -1218,8 +1312,11 @@ void Engine::onRequestAbortDue(quint64 requestId)
         return;
     Request &request = *it->second.get();
     request.aborted = true;
-    if (request.reply)
-        request.reply->abort(); // finished() follows and logs the attempt as Aborted
+    // finished() follows and logs the attempt as Aborted
+    if (request.lane >= 0)
+        m_lanes[size_t(request.lane)]->abort(requestId);
+    else if (request.reply)
+        request.reply->abort();
 }
 
 void Engine::applySuccess(Subscription &subscription, Delivery &delivery, qint64 now)
@@ -1376,6 +1473,7 @@ void Engine::serviceDeadLetters(Subscription &subscription, qint64 now)
     m_deadLetterSink->write(
         subscription.config.deadLetterDestination, blobName, body,
         [this, index, ids, records](const Expected<QString> &blobPath) {
+            const StateLock lock(*this);
             Subscription &target = *m_subscriptions.at(index);
             target.deadLetterWriteInProgress = false;
             const qint64 at = m_clock->nowMs();
@@ -1449,7 +1547,10 @@ void Engine::recordProbation(Subscription &subscription)
     record.durationMs = probation.currentDurationMs();
     record.consecutiveFailures = probation.consecutiveFailures();
     m_pendingWrites.probation.append(record);
-    Q_EMIT probationChanged(subscription.topic, subscription.config.name);
+    if (onEngineThread())
+        Q_EMIT probationChanged(subscription.topic, subscription.config.name);
+    else
+        m_deferredProbation.append({subscription.topic, subscription.config.name});
 }
 
 void Engine::reschedule(Subscription &subscription, qint64 now)
@@ -1517,6 +1618,7 @@ void Engine::rearmAlarm()
 {
     if (!m_running)
         return;
+    const bool here = onEngineThread();
     while (!m_subscriptionHeap.empty()) {
         const HeapEntry &top = m_subscriptionHeap.front();
         if (m_subscriptions.at(top.key)->heapGeneration == top.generation)
@@ -1533,6 +1635,13 @@ void Engine::rearmAlarm()
         next = m_deadlineHeap.front().atMs;
     if (next == m_alarmAtMs)
         return;
+    if (!here) {
+        // The clock belongs to the engine thread. An alarm that rings too early only finds
+        // nothing due and is set again; one that would ring too late is set from there now.
+        if (next >= 0 && (m_alarmAtMs < 0 || next < m_alarmAtMs))
+            wakeEngineThread();
+        return;
+    }
     m_alarmAtMs = next;
     if (next < 0)
         m_clock->cancelAlarm();
@@ -1542,12 +1651,67 @@ void Engine::rearmAlarm()
 
 void Engine::scheduleFlush()
 {
-    if (!m_flushTimer.isActive())
-        m_flushTimer.start(m_options.storeFlushIntervalMs);
+    if (m_flushArmed)
+        return;
+    if (!onEngineThread()) {
+        wakeEngineThread();
+        return;
+    }
+    m_flushTimer.start(m_options.storeFlushIntervalMs);
+    m_flushArmed = true;
+}
+
+void Engine::wakeEngineThread()
+{
+    if (m_wakePosted)
+        return;
+    m_wakePosted = true;
+    QMetaObject::invokeMethod(this, [this] {
+        const StateLock lock(*this);
+        m_wakePosted = false;
+        scheduleFlush();
+        rearmAlarm();
+        emitDeferredSignals();
+    }, Qt::QueuedConnection);
+}
+
+void Engine::logAttempt(const AttemptLogEntry &entry)
+{
+    m_pendingWrites.attempts.append(entry);
+    if (onEngineThread())
+        Q_EMIT attemptLogged(entry);
+    else
+        m_deferredAttempts.append(entry); // signalled with the next commit
+}
+
+void Engine::reportStoreError(const QString &message)
+{
+    if (onEngineThread()) {
+        Q_EMIT storeError(message);
+    } else {
+        m_deferredStoreErrors.append(message);
+        wakeEngineThread();
+    }
+}
+
+void Engine::emitDeferredSignals()
+{
+    const QList<AttemptLogEntry> attempts = std::exchange(m_deferredAttempts, {});
+    for (const AttemptLogEntry &entry : attempts)
+        Q_EMIT attemptLogged(entry);
+    const QList<QPair<QString, QString>> probation = std::exchange(m_deferredProbation, {});
+    for (const auto &[topic, subscription] : probation)
+        Q_EMIT probationChanged(topic, subscription);
+    const QStringList errors = std::exchange(m_deferredStoreErrors, {});
+    for (const QString &message : errors)
+        Q_EMIT storeError(message);
 }
 
 Expected<void> Engine::flush()
 {
+    const StateLock lock(*this);
+    m_flushArmed = false;
+    emitDeferredSignals();
     if (!m_pendingDrops.empty()) {
         // Drop records name the event id; deliveries restored after a restart do not hold it.
         QList<qint64> missing;
@@ -1577,6 +1741,7 @@ Expected<void> Engine::flush()
         qCWarning(lcStore) << "commit failed, retrying:" << result.error();
         Q_EMIT storeError(result.error());
         m_flushTimer.start(1000);
+        m_flushArmed = true;
         return result;
     }
     m_pendingWrites = StoreBatch();
@@ -1585,6 +1750,7 @@ Expected<void> Engine::flush()
 
 EngineSnapshot Engine::snapshot() const
 {
+    const StateLock lock(*this);
     EngineSnapshot snapshot;
     snapshot.nowMs = m_clock->nowMs();
     for (const Topic &topic : m_workspace.topics)
@@ -1614,6 +1780,7 @@ EngineSnapshot Engine::snapshot() const
 
 ResubmitResult Engine::resubmitDeadLetters(const QList<qint64> &deadLetterIds)
 {
+    const StateLock lock(*this);
     ResubmitResult result;
     auto entries = m_store->deadLettersById(deadLetterIds);
     if (!entries) {
@@ -1697,6 +1864,7 @@ ResubmitResult Engine::resubmitDeadLetters(const QList<qint64> &deadLetterIds)
 
 ResubmitResult Engine::resubmitDeadLetters(const DeadLetterQuery &query)
 {
+    const StateLock lock(*this);
     ResubmitResult total;
     DeadLetterQuery page = query;
     page.limit = 1000;
@@ -1869,6 +2037,7 @@ void Engine::abortValidation(Subscription &subscription)
 
 void Engine::onValidationFinished(QNetworkReply *reply)
 {
+    const StateLock lock(*this);
     reply->deleteLater();
     const auto found = m_validationByReply.find(reply);
     if (found == m_validationByReply.end())
@@ -1971,6 +2140,7 @@ void Engine::saveProvisioning()
 ManualValidationResult Engine::completeManualValidation(const QString &topic, const QString &subscriptionName,
                                                         const QString &code)
 {
+    const StateLock lock(*this);
     Subscription *subscription = findSubscription(topic, subscriptionName);
     if (!subscription)
         return {404, u"There is no event subscription %1/%2 in this workspace."_s.arg(topic, subscriptionName)};
@@ -2007,6 +2177,7 @@ ManualValidationResult Engine::completeManualValidation(const QString &topic, co
 
 Expected<void> Engine::revalidate(const QString &topic, const QString &subscriptionName)
 {
+    const StateLock lock(*this);
     Subscription *subscription = findSubscription(topic, subscriptionName);
     if (!subscription)
         return Error(u"There is no event subscription %1/%2 in this workspace."_s.arg(topic, subscriptionName));
@@ -2024,6 +2195,7 @@ Expected<void> Engine::revalidate(const QString &topic, const QString &subscript
 
 ProvisioningState Engine::provisioningState(const QString &topic, const QString &subscription) const
 {
+    const StateLock lock(*this);
     const Subscription *found = findSubscription(topic, subscription);
     return found ? found->provisioning.state : ProvisioningState::Failed;
 }

@@ -8,6 +8,8 @@
 #include "Provisioning.h"
 
 #include <QHash>
+#include <QNetworkReply>
+#include <QNetworkRequest>
 #include <QObject>
 #include <QPointer>
 #include <QString>
@@ -18,14 +20,16 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <unordered_map>
 #include <vector>
 
 class QNetworkAccessManager;
-class QNetworkReply;
 
 namespace EventDesk {
+
+class DeliveryLane;
 
 class Clock;
 class DeadLetterSink;
@@ -100,15 +104,18 @@ public:
            DeadLetterSink *deadLetterSink, EngineOptions options = {}, QObject *parent = nullptr);
     ~Engine() override;
 
-    // Webhook deliveries are spread over the constructor's access manager and these (each of
-    // Qt's managers does its HTTP work on a thread of its own). They must live on the engine's
-    // thread and outlive it. Validation handshakes use the constructor's manager.
-    void addDeliveryNetwork(QNetworkAccessManager *network);
-    // How many delivery managers to use in all: one per core, at most four. On a single manager,
-    // Qt's HTTP thread is what limits deliveries per second (bench/RESULTS.md, benchmark 1).
-    static int recommendedDeliveryNetworks();
+    // Webhook requests go through this many delivery lanes (each a thread with an access manager
+    // of its own, DeliveryLane) instead of the constructor's manager: Qt's per-request work then
+    // runs on every core, and a lane handles its replies itself (under the engine's state lock)
+    // without a trip through the engine thread. Call before start(). 0, the default, keeps every
+    // request on the engine's thread and the constructor's manager (tests hand in a fake there).
+    // Validation handshakes always use the constructor's manager.
+    void setDeliveryLanes(int count);
+    // One lane per core, at most four (bench/RESULTS.md, benchmark 1).
+    static int recommendedDeliveryLanes();
 
     // Secret header values (H2) come from here; without a resolver secret headers are omitted.
+    // Called on the delivery lanes' threads too: it must be thread-safe (SecretCache is).
     void setSecretResolver(std::function<QString(const QString &topic, const QString &subscription,
                                                  const QString &headerName)>
                                resolver);
@@ -190,6 +197,15 @@ private:
     struct Subscription;
     struct Request;
     struct EventCache;
+    class StateLock;
+    struct OutgoingRequest
+    {
+        int lane;
+        quint64 requestId;
+        quint64 cancelGeneration;
+        QNetworkRequest request;
+        QByteArray body;
+    };
 
     // The rows of an accepted publish request: its events, and a delivery for every target
     // whose filter an event matches (recordTarget: index into the ticket's targets).
@@ -219,6 +235,15 @@ private:
     void sendRequest(Subscription &subscription, const std::vector<Delivery *> &batch,
                      const QList<QByteArray> &bodies, qint64 now, bool probe);
     void onReplyFinished(QNetworkReply *reply);
+    void onLaneFinished(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error);
+    void finishRequest(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error);
+    // Engine thread or a lane's: the work that only the engine thread may do (timers, the clock,
+    // signals to the engine thread's receivers) is deferred from lanes to wakeEngineThread().
+    bool onEngineThread() const;
+    void wakeEngineThread();
+    void logAttempt(const AttemptLogEntry &entry);
+    void reportStoreError(const QString &message);
+    void emitDeferredSignals();
     void onRequestTimedOut(quint64 requestId, qint64 now);
     void onRequestAbortDue(quint64 requestId);
     void applyFailure(Subscription &subscription, Delivery &delivery, DeliveryOutcome outcome,
@@ -252,8 +277,6 @@ private:
 
     Clock *m_clock;
     QNetworkAccessManager *m_network;
-    std::vector<QNetworkAccessManager *> m_deliveryNetworks; // m_network first
-    size_t m_nextDeliveryNetwork = 0;
     DeliveryStore *m_store;
     DeadLetterSink *m_deadLetterSink;
     EngineOptions m_options;
@@ -294,6 +317,21 @@ private:
     StoreBatch m_pendingWrites;
     std::vector<std::pair<DroppedEntry, qint64>> m_pendingDrops; // entry, event seq
     QTimer m_flushTimer; // group commit (not a scheduling decision: fires a few ms after a change)
+    bool m_flushArmed = false; // m_flushTimer is running (readable from lanes, under the lock)
+
+    // Delivery lanes (setDeliveryLanes). Everything above is shared with them: every entry into
+    // the engine takes m_stateLock (a StateLock), on the engine thread and on the lanes alike.
+    // Requests are handed to the lanes when the outermost lock is released (m_outbox), so that
+    // Qt's work for them runs outside the lock.
+    std::vector<std::unique_ptr<DeliveryLane>> m_lanes;
+    std::vector<int> m_laneInFlight; // requests posted on each lane and not finished
+    mutable std::recursive_mutex m_stateMutex;
+    mutable int m_lockDepth = 0;
+    mutable std::vector<OutgoingRequest> m_outbox;
+    bool m_wakePosted = false;
+    QList<AttemptLogEntry> m_deferredAttempts; // logged on a lane, signalled on the engine thread
+    QList<QPair<QString, QString>> m_deferredProbation; // topic, subscription
+    QStringList m_deferredStoreErrors;
     std::mt19937_64 m_random;
     // Parses large publish requests (publishAsync). Declared last, so destroyed first: it waits
     // for running parses, whose results are then dropped with this object's posted events.

@@ -81,10 +81,7 @@ public:
             });
         sink = std::make_unique<DeadLetterRouter>(folderSink.get(), azureBlobSink.get());
         engine = std::make_unique<Engine>(clock.get(), network.get(), store.get(), sink.get(), options);
-        for (int i = 1; i < Engine::recommendedDeliveryNetworks(); ++i) {
-            extraNetworks.push_back(std::make_unique<QNetworkAccessManager>());
-            engine->addDeliveryNetwork(extraNetworks.back().get());
-        }
+        engine->setDeliveryLanes(Engine::recommendedDeliveryLanes());
         provisioning = std::make_unique<ProvisioningFile>(ProvisioningFile::defaultPath(directory));
         engine->setProvisioningStore(provisioning.get());
         if (secrets) {
@@ -172,7 +169,6 @@ public:
         sink.reset();
         azureBlobSink.reset();
         folderSink.reset();
-        extraNetworks.clear();
         network.reset();
         clock.reset();
         if (store)
@@ -183,7 +179,6 @@ public:
     std::unique_ptr<SqliteDeliveryStore> store;
     std::unique_ptr<Clock> clock;
     std::unique_ptr<QNetworkAccessManager> network;
-    std::vector<std::unique_ptr<QNetworkAccessManager>> extraNetworks; // more delivery threads
     std::unique_ptr<FolderDeadLetterSink> folderSink;
     std::unique_ptr<AzureBlobDeadLetterSink> azureBlobSink;
     std::unique_ptr<DeadLetterRouter> sink;

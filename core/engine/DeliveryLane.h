@@ -1,0 +1,64 @@
+#pragma once
+
+#include <QHash>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QObject>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+
+class QNetworkAccessManager;
+class QThread;
+
+namespace EventDesk {
+
+// A thread of its own with a QNetworkAccessManager of its own, for webhook requests.
+//
+// Qt spends most of a request's CPU time in its access manager: on the thread that posts the
+// request and handles the reply (signal connections, the upload hand-over) and on the manager's
+// HTTP thread. With several lanes that work runs on every core instead of one engine thread
+// (bench/RESULTS.md, benchmark 1). The lane does no delivery logic: it posts what it is given and
+// reports each reply's outcome through the handler, on the lane's thread.
+class DeliveryLane final : public QObject
+{
+    Q_OBJECT
+
+public:
+    // requestId, HTTP status (0 without a response), Qt's network error.
+    using FinishedHandler = std::function<void(quint64 requestId, int httpStatus,
+                                               QNetworkReply::NetworkError error)>;
+
+    DeliveryLane(int index, FinishedHandler handler);
+    // Stops the thread; requests still open are aborted without calling the handler.
+    ~DeliveryLane() override;
+
+    bool isCurrentThread() const;
+
+    // Counted up by cancelAll(); a request handed over with an older count is not posted.
+    quint64 cancelGeneration() const { return m_requestedCancelGeneration.load(); }
+    // Posts on this lane: directly when called on its thread, queued otherwise.
+    void post(quint64 requestId, const QNetworkRequest &request, const QByteArray &body,
+              quint64 cancelGeneration);
+    // Aborts a request (any thread); the handler then reports it with OperationCanceledError.
+    void abort(quint64 requestId);
+    // Any thread: requests not posted yet are discarded, those open are aborted; the handler is
+    // not called for them any more.
+    void cancelAll();
+
+private:
+    void postHere(quint64 requestId, const QNetworkRequest &request, const QByteArray &body);
+    void abortHere(quint64 requestId);
+    void cancelAllHere();
+    void onFinished(QNetworkReply *reply);
+
+    FinishedHandler m_handler; // lane thread only after construction
+    std::unique_ptr<QThread> m_thread;
+    QNetworkAccessManager *m_network = nullptr; // created and deleted on the lane's thread
+    QHash<QNetworkReply *, quint64> m_requestByReply;
+    QHash<quint64, QNetworkReply *> m_replyByRequest;
+    std::atomic<quint64> m_requestedCancelGeneration = 0;
+};
+
+} // namespace EventDesk
