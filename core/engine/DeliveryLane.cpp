@@ -19,8 +19,19 @@ DeliveryLane::DeliveryLane(int index, FinishedHandler handler)
                               Qt::BlockingQueuedConnection);
 }
 
+DeliveryLane::DeliveryLane(QNetworkAccessManager *network, FinishedHandler handler)
+    : m_handler(std::move(handler))
+    , m_network(network)
+{
+}
+
 DeliveryLane::~DeliveryLane()
 {
+    if (!m_thread) {
+        m_handler = nullptr;
+        cancelAllHere();
+        return;
+    }
     // Runs on the owner's thread: the lane's own objects are torn down on the lane's thread.
     QMetaObject::invokeMethod(this, [this] {
         m_handler = nullptr;
@@ -34,7 +45,7 @@ DeliveryLane::~DeliveryLane()
 
 bool DeliveryLane::isCurrentThread() const
 {
-    return QThread::currentThread() == m_thread.get();
+    return QThread::currentThread() == (m_thread ? m_thread.get() : thread());
 }
 
 void DeliveryLane::post(quint64 requestId, const QNetworkRequest &request, const QByteArray &body,

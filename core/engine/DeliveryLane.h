@@ -14,7 +14,8 @@ class QThread;
 
 namespace EventDesk {
 
-// A thread of its own with a QNetworkAccessManager of its own, for webhook requests.
+// Where webhook requests are posted and their replies handled: a thread of its own with a
+// QNetworkAccessManager of its own, or (without threads) the calling thread and a given manager.
 //
 // Qt spends most of a request's CPU time in its access manager: on the thread that posts the
 // request and handles the reply (signal connections, the upload hand-over) and on the manager's
@@ -30,8 +31,11 @@ public:
     using FinishedHandler = std::function<void(quint64 requestId, int httpStatus,
                                                QNetworkReply::NetworkError error)>;
 
+    // A lane with a thread and a manager of its own.
     DeliveryLane(int index, FinishedHandler handler);
-    // Stops the thread; requests still open are aborted without calling the handler.
+    // A lane on the calling thread over the given manager (not owned; tests hand in a fake).
+    DeliveryLane(QNetworkAccessManager *network, FinishedHandler handler);
+    // Stops the thread, if any; requests still open are aborted without calling the handler.
     ~DeliveryLane() override;
 
     bool isCurrentThread() const;
@@ -54,8 +58,8 @@ private:
     void onFinished(QNetworkReply *reply);
 
     FinishedHandler m_handler; // lane thread only after construction
-    std::unique_ptr<QThread> m_thread;
-    QNetworkAccessManager *m_network = nullptr; // created and deleted on the lane's thread
+    std::unique_ptr<QThread> m_thread; // null for a lane on the calling thread
+    QNetworkAccessManager *m_network = nullptr; // owned (created on the lane's thread) with m_thread
     QHash<QNetworkReply *, quint64> m_requestByReply;
     QHash<quint64, QNetworkReply *> m_replyByRequest;
     std::atomic<quint64> m_requestedCancelGeneration = 0;

@@ -202,14 +202,12 @@ struct Engine::Request
     int subscriptionIndex = 0;
     QList<qint64> deliveryIds;
     QStringList eventIds;
-    QPointer<QNetworkReply> reply;
     qint64 sentMs = 0;
     int attempt = 0; // attempt number of the first delivery (1-based)
     bool probe = false;
     bool timedOut = false; // D6: counted as failed at 30 s, still waiting for a late success
     bool aborted = false; // D6: abandoned at 3 min
-    bool canceled = false; // shutdown
-    int lane = -1; // the DeliveryLane it was posted on; -1: the engine's own manager
+    int lane = 0; // the DeliveryLane it was posted on
 };
 
 // Taken by every entry into the engine, on the engine thread and on the delivery lanes. When the
@@ -258,6 +256,7 @@ Engine::Engine(Clock *clock, QNetworkAccessManager *network, DeliveryStore *stor
     connect(m_clock, &Clock::alarm, this, &Engine::onAlarm);
     m_flushTimer.setSingleShot(true);
     connect(&m_flushTimer, &QTimer::timeout, this, [this] { (void)flush(); });
+    setDeliveryLanes(0);
 }
 
 Engine::~Engine()
@@ -274,14 +273,15 @@ Engine::~Engine()
 void Engine::setDeliveryLanes(int count)
 {
     Q_ASSERT(!m_running);
+    const auto finished = [this](quint64 requestId, int httpStatus, QNetworkReply::NetworkError error) {
+        onLaneFinished(requestId, httpStatus, error);
+    };
     m_lanes.clear();
-    for (int i = 0; i < count; ++i) {
-        m_lanes.push_back(std::make_unique<DeliveryLane>(
-            i, [this](quint64 requestId, int httpStatus, QNetworkReply::NetworkError error) {
-                onLaneFinished(requestId, httpStatus, error);
-            }));
-    }
-    m_laneInFlight.assign(size_t(count), 0);
+    for (int i = 0; i < count; ++i)
+        m_lanes.push_back(std::make_unique<DeliveryLane>(i, finished));
+    if (m_lanes.empty())
+        m_lanes.push_back(std::make_unique<DeliveryLane>(m_network, finished));
+    m_laneInFlight.assign(m_lanes.size(), 0);
 }
 
 int Engine::recommendedDeliveryLanes()
@@ -470,17 +470,7 @@ void Engine::shutdown()
     m_alarmAtMs = -1;
     // SPEC §7 Canceled: requests cut short by shutdown; their deliveries stay pending in the
     // store and are retried after a restart.
-    std::vector<Request *> requests;
-    for (const auto &[id, request] : m_requests)
-        requests.push_back(request.get());
-    for (Request *pending : requests) {
-        Request &request = *pending;
-        request.canceled = true;
-        if (request.reply)
-            request.reply->abort();
-    }
     m_requests.clear();
-    m_requestByReply.clear();
     // Lanes drop what they were handed and abort what they posted, without reporting back.
     m_outbox.clear();
     for (const auto &lane : m_lanes)
@@ -1101,54 +1091,33 @@ void Engine::sendRequest(Subscription &subscription, const std::vector<Delivery 
     subscription.counters.inFlight += qint64(batch.size());
     ++subscription.counters.requests;
 
-    const quint64 requestId = pending->id;
-    if (!m_lanes.empty()) {
-        // A lane refills its own slot when it can (no hop between threads); otherwise the lane
-        // with the fewest requests open takes it. It is posted when the lock is released.
-        size_t lane = 0;
-        for (size_t i = 1; i < m_lanes.size(); ++i) {
-            if (m_laneInFlight[i] < m_laneInFlight[lane])
-                lane = i;
-        }
-        for (size_t i = 0; i < m_lanes.size(); ++i) {
-            if (m_lanes[i]->isCurrentThread() && m_laneInFlight[i] <= m_laneInFlight[lane])
-                lane = i;
-        }
-        ++m_laneInFlight[lane];
-        pending->lane = int(lane);
-        m_requests.emplace(requestId, std::move(pending));
-        m_outbox.push_back(OutgoingRequest{int(lane), requestId, m_lanes[lane]->cancelGeneration(),
-                                           request, body});
-    } else {
-        QNetworkReply *reply = m_network->post(request, body);
-        pending->reply = reply;
-        m_requestByReply.insert(reply, requestId);
-        m_requests.emplace(requestId, std::move(pending));
-        connect(reply, &QNetworkReply::finished, this, [this, reply] { onReplyFinished(reply); });
+    // A lane refills its own slot when it can (no hop between threads); otherwise the lane with
+    // the fewest requests open takes it. It is posted when the lock is released.
+    size_t lane = 0;
+    for (size_t i = 1; i < m_lanes.size(); ++i) {
+        if (m_laneInFlight[i] < m_laneInFlight[lane])
+            lane = i;
     }
+    for (size_t i = 0; i < m_lanes.size(); ++i) {
+        if (m_lanes[i]->isCurrentThread() && m_laneInFlight[i] <= m_laneInFlight[lane])
+            lane = i;
+    }
+    ++m_laneInFlight[lane];
+    pending->lane = int(lane);
+    const quint64 requestId = pending->id;
+    m_requests.emplace(requestId, std::move(pending));
+    m_outbox.push_back(OutgoingRequest{int(lane), requestId, m_lanes[lane]->cancelGeneration(),
+                                       request, body});
     // SPEC D6: the 30 s response deadline is kept in the deadline heap, not in a timer per request.
     heapPush(m_deadlineHeap, HeapEntry{now + m_options.responseTimeoutMs, requestId, 0});
     qCDebug(lcDelivery) << "sent" << batch.size() << "event(s) to" << config.name << "attempt"
                         << first.attempts + 1;
 }
 
-void Engine::onReplyFinished(QNetworkReply *reply)
-{
-    const StateLock lock(*this);
-    reply->deleteLater();
-    const auto found = m_requestByReply.find(reply);
-    if (found == m_requestByReply.end())
-        return;
-    const quint64 requestId = found.value();
-    m_requestByReply.erase(found);
-    const QVariant statusAttribute = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
-    finishRequest(requestId, statusAttribute.isValid() ? statusAttribute.toInt() : 0, reply->error());
-}
-
 void Engine::onLaneFinished(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error)
 {
-    // On the lane's thread: the reply is taken care of here, and the lane's freed slot refilled
-    // from here, without a trip through the engine thread.
+    // On the lane's thread: the reply is taken care of there, and the lane's freed slot refilled
+    // from there, without a trip through the engine thread.
     const StateLock lock(*this);
     finishRequest(requestId, httpStatus, error);
 }
@@ -1160,9 +1129,8 @@ void Engine::finishRequest(quint64 requestId, int httpStatus, QNetworkReply::Net
         return;
     std::unique_ptr<Request> request = std::move(requestIt->second);
     m_requests.erase(requestIt);
-    if (request->lane >= 0)
-        --m_laneInFlight[size_t(request->lane)];
-    if (request->canceled || !m_running)
+    --m_laneInFlight[size_t(request->lane)];
+    if (!m_running)
         return;
 
     const qint64 now = m_clock->nowMs();
@@ -1312,11 +1280,7 @@ void Engine::onRequestAbortDue(quint64 requestId)
         return;
     Request &request = *it->second.get();
     request.aborted = true;
-    // finished() follows and logs the attempt as Aborted
-    if (request.lane >= 0)
-        m_lanes[size_t(request.lane)]->abort(requestId);
-    else if (request.reply)
-        request.reply->abort();
+    m_lanes[size_t(request.lane)]->abort(requestId); // the lane reports it; logged as Aborted
 }
 
 void Engine::applySuccess(Subscription &subscription, Delivery &delivery, qint64 now)

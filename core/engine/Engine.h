@@ -91,10 +91,11 @@ struct ResubmitResult
     QStringList errors; // one per dead letter that could not be resubmitted
 };
 
-// The delivery engine (SPEC §1–§9 for webhooks). Lives on one thread; all HTTP goes through the
-// injected QNetworkAccessManager; all time through the injected Clock; all persistence through
-// the injected DeliveryStore. Scheduling uses two heaps (subscriptions by next attention time;
-// per subscription its deliveries by due time) and ONE clock alarm.
+// The delivery engine (SPEC §1–§9 for webhooks). Lives on one thread (its webhook replies may be
+// handled on delivery lanes, see setDeliveryLanes); all HTTP goes through the injected
+// QNetworkAccessManager or the lanes' own; all time through the injected Clock; all persistence
+// through the injected DeliveryStore. Scheduling uses two heaps (subscriptions by next attention
+// time; per subscription its deliveries by due time) and ONE clock alarm.
 class Engine final : public QObject
 {
     Q_OBJECT
@@ -234,7 +235,6 @@ private:
     int sendBatches(Subscription &subscription, qint64 now, int maxRequests);
     void sendRequest(Subscription &subscription, const std::vector<Delivery *> &batch,
                      const QList<QByteArray> &bodies, qint64 now, bool probe);
-    void onReplyFinished(QNetworkReply *reply);
     void onLaneFinished(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error);
     void finishRequest(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error);
     // Engine thread or a lane's: the work that only the engine thread may do (timers, the clock,
@@ -302,7 +302,6 @@ private:
     std::vector<HeapEntry> m_subscriptionHeap; // min-heap by atMs
     std::vector<HeapEntry> m_deadlineHeap; // request deadlines (D6)
     std::unordered_map<quint64, std::unique_ptr<Request>> m_requests;
-    QHash<QNetworkReply *, quint64> m_requestByReply;
     quint64 m_nextRequestId = 1;
     // Taken by the parser threads too (large publishes are stored there): ranges are reserved
     // with fetch_add, so ids are unique but may have gaps (a publish that failed to store).
