@@ -1511,10 +1511,9 @@ void Engine::recordProbation(Subscription &subscription)
     record.durationMs = probation.currentDurationMs();
     record.consecutiveFailures = probation.consecutiveFailures();
     m_pendingWrites.probation.append(record);
-    if (onEngineThread())
-        Q_EMIT probationChanged(subscription.topic, subscription.config.name);
-    else
-        m_deferredProbation.append({subscription.topic, subscription.config.name});
+    emitOnEngineThread([this, topic = subscription.topic, name = subscription.config.name] {
+        Q_EMIT probationChanged(topic, name);
+    });
 }
 
 void Engine::reschedule(Subscription &subscription, qint64 now)
@@ -1639,36 +1638,33 @@ void Engine::wakeEngineThread()
     }, Qt::QueuedConnection);
 }
 
-void Engine::logAttempt(const AttemptLogEntry &entry)
+template <typename Emit>
+void Engine::emitOnEngineThread(Emit emitSignal)
 {
-    m_pendingWrites.attempts.append(entry);
     if (onEngineThread())
-        Q_EMIT attemptLogged(entry);
+        emitSignal();
     else
-        m_deferredAttempts.append(entry); // signalled with the next commit
-}
-
-void Engine::reportStoreError(const QString &message)
-{
-    if (onEngineThread()) {
-        Q_EMIT storeError(message);
-    } else {
-        m_deferredStoreErrors.append(message);
-        wakeEngineThread();
-    }
+        m_deferredSignals.emplace_back(std::move(emitSignal));
 }
 
 void Engine::emitDeferredSignals()
 {
-    const QList<AttemptLogEntry> attempts = std::exchange(m_deferredAttempts, {});
-    for (const AttemptLogEntry &entry : attempts)
-        Q_EMIT attemptLogged(entry);
-    const QList<QPair<QString, QString>> probation = std::exchange(m_deferredProbation, {});
-    for (const auto &[topic, subscription] : probation)
-        Q_EMIT probationChanged(topic, subscription);
-    const QStringList errors = std::exchange(m_deferredStoreErrors, {});
-    for (const QString &message : errors)
-        Q_EMIT storeError(message);
+    const std::vector<std::function<void()>> deferred = std::exchange(m_deferredSignals, {});
+    for (const auto &emitSignal : deferred)
+        emitSignal();
+}
+
+void Engine::logAttempt(const AttemptLogEntry &entry)
+{
+    m_pendingWrites.attempts.append(entry); // its commit follows, and with it the signal
+    emitOnEngineThread([this, entry] { Q_EMIT attemptLogged(entry); });
+}
+
+void Engine::reportStoreError(const QString &message)
+{
+    emitOnEngineThread([this, message] { Q_EMIT storeError(message); });
+    if (!onEngineThread())
+        wakeEngineThread(); // no commit need follow a failed read
 }
 
 Expected<void> Engine::flush()

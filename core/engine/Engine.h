@@ -241,9 +241,13 @@ private:
     // signals to the engine thread's receivers) is deferred from lanes to wakeEngineThread().
     bool onEngineThread() const;
     void wakeEngineThread();
+    // Emits at once on the engine thread; raised on a lane, with the next commit or wake-up, in
+    // the order raised (the engine thread's receivers expect its signals there).
+    template <typename Emit>
+    void emitOnEngineThread(Emit emitSignal);
+    void emitDeferredSignals();
     void logAttempt(const AttemptLogEntry &entry);
     void reportStoreError(const QString &message);
-    void emitDeferredSignals();
     void onRequestTimedOut(quint64 requestId, qint64 now);
     void onRequestAbortDue(quint64 requestId);
     void applyFailure(Subscription &subscription, Delivery &delivery, DeliveryOutcome outcome,
@@ -328,9 +332,7 @@ private:
     mutable int m_lockDepth = 0;
     mutable std::vector<OutgoingRequest> m_outbox;
     bool m_wakePosted = false;
-    QList<AttemptLogEntry> m_deferredAttempts; // logged on a lane, signalled on the engine thread
-    QList<QPair<QString, QString>> m_deferredProbation; // topic, subscription
-    QStringList m_deferredStoreErrors;
+    std::vector<std::function<void()>> m_deferredSignals; // see emitOnEngineThread()
     std::mt19937_64 m_random;
     // Parses large publish requests (publishAsync). Declared last, so destroyed first: it waits
     // for running parses, whose results are then dropped with this object's posted events.
