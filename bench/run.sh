@@ -7,7 +7,7 @@
 #                                            built with the project)
 #   e.g. bench/run.sh build bench_delivery bench_publish      benchmarks 1, 6 and 2 only
 #
-# Needs nginx and wrk (Debian packages nginx-light and wrk; scripts/install-deps.sh installs them).
+# Needs nginx and wrk (Debian packages nginx and wrk; scripts/install-deps.sh installs them).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -22,7 +22,7 @@ for program in "${programs[@]}"; do
 done
 nginx=$(command -v nginx || true)
 [[ -n "$nginx" ]] || nginx=/usr/sbin/nginx
-[[ -x "$nginx" ]] || { echo "nginx not found: apt-get install nginx-light (scripts/install-deps.sh)" >&2; exit 1; }
+[[ -x "$nginx" ]] || { echo "nginx not found: apt-get install nginx (scripts/install-deps.sh)" >&2; exit 1; }
 command -v wrk >/dev/null || { echo "wrk not found: apt-get install wrk (scripts/install-deps.sh)" >&2; exit 1; }
 
 work=$(mktemp -d /tmp/eventdesk-bench.XXXXXX)
@@ -38,7 +38,15 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM # so that the EXIT trap stops nginx when interrupted
 
 # A free block of loopback ports: one for benchmarks 1, 2 and 5, 100 for benchmark 6.
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# A port counts as free when nothing answers a connect on it.
+free_port() {
+    local candidate
+    while :; do
+        candidate=$((40000 + RANDOM % 20000))
+        (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null || { echo "$candidate"; return; }
+    done
+}
+port=$(free_port)
 multi_base=$((20000 + RANDOM % 20000))
 
 {
@@ -74,7 +82,8 @@ run() {
 }
 
 # wrk: the receiver's own rate for the same 1 KB POST (reference only).
-body=$(python3 -c 'import json; print(json.dumps([{"id":"0","subject":"/bench/0","eventType":"Bench.Event","eventTime":"2026-01-01T00:00:00Z","dataVersion":"1.0","data":{"pad":"x"*870}}]))')
+pad=$(printf '%*s' 870 '' | tr ' ' x)
+body='[{"id": "0", "subject": "/bench/0", "eventType": "Bench.Event", "eventTime": "2026-01-01T00:00:00Z", "dataVersion": "1.0", "data": {"pad": "'$pad'"}}]'
 printf 'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = [==[%s]==]\n' "$body" >"$work/post.lua"
 wrk_rate=$(wrk -t1 -c8 -d5s -s "$work/post.lua" "http://127.0.0.1:$port/" | awk '/Requests\/sec/ {printf "%.0f", $2}')
 echo "== wrk -t1 -c8 -d5s: $wrk_rate req/s" >&2
