@@ -1,5 +1,7 @@
 #include "DeadLetterFormatter.h"
 
+#include "../UtcTime.h"
+
 #include <QByteArrayList>
 #include <QDate>
 #include <QJsonArray>
@@ -82,7 +84,7 @@ QByteArray appendMembers(const QByteArray &objectBytes, const QByteArray &member
 QString DeadLetterFormatter::formatTime(qint64 msSinceEpoch)
 {
     // SPEC L7: 7 fractional digits; EventDesk keeps milliseconds, so the last four are zero.
-    const QDateTime time = QDateTime::fromMSecsSinceEpoch(msSinceEpoch, Qt::UTC);
+    const QDateTime time = utcDateTime(msSinceEpoch);
     return time.toString(u"yyyy-MM-dd'T'HH:mm:ss.zzz"_s) + u"0000Z"_s;
 }
 
@@ -114,7 +116,7 @@ QString DeadLetterFormatter::blobName(const QString &subscriptionName, qint64 wr
                                       const QUuid &uuid)
 {
     // SPEC L6: UTC date and hour of the write, month, day and hour not zero-padded.
-    const QDateTime time = QDateTime::fromMSecsSinceEpoch(writeTimeMs, Qt::UTC);
+    const QDateTime time = utcDateTime(writeTimeMs);
     const QDate date = time.date();
     return subscriptionName.toUpper() + u'/' + u"%1"_s.arg(date.year(), 4, 10, QLatin1Char('0'))
         + u'/' + QString::number(date.month()) + u'/' + QString::number(date.day()) + u'/'

@@ -42,7 +42,7 @@ using namespace EventDesk::Ui;
 
 namespace {
 
-const qint64 BaseTimeMs = QDateTime(QDate(2026, 11, 22), QTime(9, 0), Qt::UTC).toMSecsSinceEpoch();
+const qint64 BaseTimeMs = QDateTime::fromString(u"2026-11-22T09:00:00Z"_s, Qt::ISODate).toMSecsSinceEpoch();
 
 constexpr DeadLetterReason Reasons[] = {
     DeadLetterReason::MaxDeliveryAttemptsExceeded,

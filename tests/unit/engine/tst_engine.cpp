@@ -8,6 +8,7 @@
 #include "io/DeadLetterSink.h"
 #include "io/WorkspaceFolder.h"
 #include "store/SqliteDeliveryStore.h"
+#include "UtcTime.h"
 
 #include <QDirIterator>
 #include <QFile>
@@ -311,7 +312,7 @@ void tst_Engine::r9_workedExampleThroughEngine()
     QCOMPARE(record[u"lastHttpStatusCode"_s].toInt(), 500);
     QCOMPARE(record[u"id"_s].toString(), u"e0"_s);
     // L6: the blob is named after the UTC hour of the write, not zero-padded.
-    const QDateTime written = QDateTime::fromMSecsSinceEpoch(T0 + 46 * Minute + 40 * Second, Qt::UTC);
+    const QDateTime written = utcDateTime(T0 + 46 * Minute + 40 * Second);
     const QString expectedFolder = u"deadletters/SUB-ONE/%1/%2/%3/%4/"_s.arg(written.date().year())
                                        .arg(written.date().month())
                                        .arg(written.date().day())
