@@ -35,6 +35,52 @@ namespace {
 
 // Event Grid: a validation URL is valid for 5 minutes.
 constexpr qint64 ManualValidationWindowMs = 5 * 60 * 1000;
+
+// An endpoint that cannot be reached yet (not started, restarting, overloaded) is asked again
+// after 5 s, 10 s, 30 s, 1 min, then every 5 min (engine time), for as long as the subscription
+// exists: a webhook started after EventDesk is the usual order, not an error.
+qint64 validationRetryDelayMs(int unansweredHandshakes)
+{
+    static constexpr qint64 Delays[] = {5'000, 10'000, 30'000, 60'000};
+    if (unansweredHandshakes >= 1 && unansweredHandshakes <= int(std::size(Delays)))
+        return Delays[unansweredHandshakes - 1];
+    return 5 * 60'000;
+}
+
+QString formatDelay(qint64 ms)
+{
+    if (ms < 60'000)
+        return u"%1 s"_s.arg((ms + 999) / 1000);
+    return u"%1 min"_s.arg((ms + 59'999) / 60'000);
+}
+
+// Transport failures and 408/429/5xx answers mean "not reachable yet"; anything else the
+// endpoint answered is its verdict on the handshake.
+bool isUnreachableAnswer(int httpStatus)
+{
+    return httpStatus == 0 || httpStatus == 408 || httpStatus == 429 || httpStatus >= 500;
+}
+
+// "connection refused" rather than Qt's "Connection refused by host ...": the short form reads
+// well inside "endpoint unreachable: ...; next validation attempt in 10 s".
+QString transportFailure(const QNetworkReply *reply)
+{
+    switch (reply->error()) {
+    case QNetworkReply::ConnectionRefusedError:
+        return u"connection refused"_s;
+    case QNetworkReply::RemoteHostClosedError:
+        return u"connection closed without an answer"_s;
+    case QNetworkReply::HostNotFoundError:
+        return u"host name does not resolve"_s;
+    case QNetworkReply::TimeoutError:
+    case QNetworkReply::OperationCanceledError:
+        return u"no answer"_s;
+    case QNetworkReply::SslHandshakeFailedError:
+        return u"TLS handshake failed"_s;
+    default:
+        return reply->errorString();
+    }
+}
 // CloudEvents abuse protection: the origin Event Grid announces in WebHook-Request-Origin.
 constexpr QByteArrayView EventGridOrigin = "eventgrid.azure.net";
 
@@ -174,6 +220,14 @@ struct Engine::Subscription
     ProvisioningRecord provisioning;
     QPointer<QNetworkReply> validationReply; // the handshake in flight
     qint64 validationSentMs = 0;
+    // Deliveries held while the endpoint is not validated, by the time their TTL runs out
+    // (publish time + eventTimeToLiveInMinutes): kept only while the subscription is not
+    // Succeeded, so that a held delivery is never stranded (issue: late webhook).
+    std::vector<HeapEntry> heldExpiry; // key: delivery id
+    bool heldTracked = false;
+    int unansweredHandshakes = 0; // in a row: the endpoint was unreachable
+    qint64 nextValidationMs = 0; // Creating, endpoint unreachable: when to ask again
+    QString unreachableBecause; // the last transport failure or status, for the GUI
 };
 
 DeliveryRecord Engine::Delivery::record(const Subscription &subscription) const
@@ -381,6 +435,8 @@ Expected<void> Engine::start(const Workspace &workspace)
         std::make_heap(subscription->pending.begin(), subscription->pending.end(), std::greater<>());
         std::make_heap(subscription->deadLetterPending.begin(), subscription->deadLetterPending.end(),
                        std::greater<>());
+        subscription->heldTracked = false; // the restored backlog is held too until validated
+        syncHeld(*subscription);
     }
     if (!loaded)
         return Error(loaded.error());
@@ -421,6 +477,8 @@ void Engine::rebuildSubscriptions(const Workspace &workspace, qint64 now)
             subscription->counters.subscription = config.name;
             subscription->counters.enabled = config.enabled;
             updateProvisioning(*subscription, now);
+            subscription->heldTracked = false; // the TTL may have changed: held again from scratch
+            syncHeld(*subscription);
             kept.insert(subscription);
         }
     }
@@ -756,6 +814,81 @@ void Engine::pushPending(Subscription &subscription, Delivery &delivery)
     ++delivery.generation;
     heapPush(subscription.pending, HeapEntry{delivery.dueMs, quint64(delivery.id), delivery.generation});
     ++subscription.counters.backlog;
+    if (subscription.heldTracked)
+        heapPush(subscription.heldExpiry, heldEntry(subscription, delivery));
+}
+
+Engine::HeapEntry Engine::heldEntry(const Subscription &subscription, const Delivery &delivery)
+{
+    const qint64 ttlMs = qint64(subscription.config.retryPolicy.eventTimeToLiveInMinutes) * 60'000;
+    return HeapEntry{delivery.publishMs + ttlMs, quint64(delivery.id), delivery.generation};
+}
+
+void Engine::syncHeld(Subscription &subscription)
+{
+    if (subscription.provisioning.state == ProvisioningState::Succeeded) {
+        subscription.heldExpiry = {};
+        subscription.heldTracked = false;
+        return;
+    }
+    if (subscription.heldTracked)
+        return;
+    // Entering a held state: every pending delivery is held from now on (one pass).
+    subscription.heldExpiry.clear();
+    for (const HeapEntry &entry : subscription.pending) {
+        const auto it = m_deliveries.find(qint64(entry.key));
+        if (it != m_deliveries.end() && it->second.state == DeliveryState::Pending
+            && it->second.generation == entry.generation)
+            subscription.heldExpiry.push_back(heldEntry(subscription, it->second));
+    }
+    std::make_heap(subscription.heldExpiry.begin(), subscription.heldExpiry.end(), std::greater<>());
+    subscription.heldTracked = true;
+}
+
+void Engine::serviceHeld(Subscription &subscription, qint64 now)
+{
+    const auto takeHeld = [this, &subscription](std::vector<HeapEntry> &heap) -> Delivery * {
+        const HeapEntry entry = heap.front();
+        heapPop(heap);
+        const auto it = m_deliveries.find(qint64(entry.key));
+        if (it == m_deliveries.end() || it->second.state != DeliveryState::Pending
+            || it->second.generation != entry.generation)
+            return nullptr; // stale: the delivery moved on since
+        --subscription.counters.backlog;
+        return &it->second;
+    };
+    if (subscription.provisioning.state == ProvisioningState::Failed) {
+        // The endpoint refused validation: what waited for it, and what arrives while it stays
+        // Failed, is dead-lettered (SPEC L1: or dropped) instead of waiting for ever. A restart,
+        // an edit or "Validate now" validates it again.
+        int ended = 0;
+        while (!subscription.pending.empty()) {
+            if (Delivery *delivery = takeHeld(subscription.pending)) {
+                delivery->lastOutcome = DeliveryOutcome::EndpointValidationFailed;
+                endUndelivered(subscription, *delivery, DeadLetterReason::EndpointValidationFailed, now);
+                ++ended;
+            }
+        }
+        subscription.heldExpiry.clear();
+        if (ended > 0)
+            qCInfo(lcDelivery) << "subscription" << subscription.topic << "/" << subscription.config.name << ":"
+                               << ended << "held deliveries end EndpointValidationFailed (validation Failed)";
+        return;
+    }
+    // Creating / AwaitingManualActionValidation: SPEC R6's TTL still runs; a held delivery whose
+    // TTL ran out leaves with TimeToLiveExceeded and lastDeliveryOutcome EndpointValidationPending.
+    int expired = 0;
+    while (!subscription.heldExpiry.empty() && subscription.heldExpiry.front().atMs <= now) {
+        if (Delivery *delivery = takeHeld(subscription.heldExpiry)) {
+            delivery->lastOutcome = DeliveryOutcome::EndpointValidationPending;
+            endUndelivered(subscription, *delivery, DeadLetterReason::TimeToLiveExceeded, now);
+            ++expired;
+        }
+    }
+    if (expired > 0)
+        qCInfo(lcDelivery) << "subscription" << subscription.topic << "/" << subscription.config.name << ":"
+                           << expired << "held deliveries end TimeToLiveExceeded while the endpoint is"
+                           << provisioningStateName(subscription.provisioning.state);
 }
 
 double Engine::nextJitter()
@@ -834,6 +967,8 @@ void Engine::service(Subscription &subscription, qint64 now)
             // and the subscription sleeps in the heap until the probation ends.
             break;
         }
+    } else if (subscription.config.enabled) {
+        serviceHeld(subscription, now);
     }
     reschedule(subscription, now);
 }
@@ -1543,6 +1678,16 @@ void Engine::reschedule(Subscription &subscription, qint64 now)
 
     if (const qint64 attention = provisioningAttentionMs(subscription, now); attention >= 0)
         consider(attention);
+    if (subscription.config.enabled && subscription.provisioning.state != ProvisioningState::Succeeded) {
+        if (subscription.provisioning.state == ProvisioningState::Failed) {
+            if (!subscription.pending.empty())
+                consider(now);
+        } else {
+            dropStaleTop(subscription.heldExpiry, DeliveryState::Pending);
+            if (!subscription.heldExpiry.empty())
+                consider(subscription.heldExpiry.front().atMs);
+        }
+    }
 
     const ProbationTracker &probation = subscription.probation;
     if (subscription.config.enabled && !subscription.pending.empty()
@@ -1733,6 +1878,12 @@ EngineSnapshot Engine::snapshot() const
             counters.validationUrl = validationUrl(*subscription);
             counters.validationExpiresMs = provisioning.expiresMs;
         }
+        if (provisioning.state == ProvisioningState::Creating && !subscription->unreachableBecause.isEmpty()) {
+            counters.endpointUnreachable = subscription->unreachableBecause;
+            counters.nextValidationMs = subscription->validationReply ? 0 : subscription->nextValidationMs;
+        }
+        // Accepted but not attempted until the endpoint is validated.
+        counters.held = provisioning.state == ProvisioningState::Succeeded ? 0 : counters.backlog;
         snapshot.subscriptions.append(counters);
     }
     return snapshot;
@@ -1874,8 +2025,10 @@ void Engine::updateProvisioning(Subscription &subscription, qint64 now)
         const ProvisioningRecord restored
             = m_restoredProvisioning.take(subscriptionKey(subscription.topic, subscription.config.name));
         abortValidation(subscription);
-        if (restored.fingerprint == fingerprint && restored.state != ProvisioningState::Creating) {
-            // Validated (or failed, or awaiting the URL) before the restart: not validated again.
+        resetUnreachable(subscription);
+        if (restored.fingerprint == fingerprint && restored.state == ProvisioningState::Succeeded) {
+            // Validated before the restart: not validated again. Any other state (failed,
+            // awaiting the URL) is validated again at every start: the endpoint may be up now.
             record = restored;
             record.topic = subscription.topic;
             record.subscription = subscription.config.name;
@@ -1894,7 +2047,7 @@ qint64 Engine::provisioningAttentionMs(const Subscription &subscription, qint64 
     switch (subscription.provisioning.state) {
     case ProvisioningState::Creating:
         return subscription.validationReply ? subscription.validationSentMs + m_options.responseTimeoutMs
-                                            : now;
+                                            : std::max(now, subscription.nextValidationMs);
     case ProvisioningState::AwaitingManualActionValidation:
         return subscription.provisioning.expiresMs;
     case ProvisioningState::Succeeded:
@@ -1915,21 +2068,33 @@ void Engine::serviceProvisioning(Subscription &subscription, qint64 now)
     if (record.state != ProvisioningState::Creating)
         return;
     if (!subscription.validationReply) {
-        sendValidation(subscription, now);
+        if (now >= subscription.nextValidationMs)
+            sendValidation(subscription, now);
         return;
     }
     if (now < subscription.validationSentMs + m_options.responseTimeoutMs)
         return;
-    // No answer to the handshake within the response timeout (SPEC D6's 30 s).
+    // No answer to the handshake within the response timeout (SPEC D6's 30 s): not reachable yet.
     abortValidation(subscription);
-    const QString reason = u"the endpoint did not answer the validation handshake within %1 s"_s.arg(
-        m_options.responseTimeoutMs / 1000);
-    if (subscription.config.deliverySchema == EventSchema::CloudEvents10) {
-        setProvisioning(subscription, ProvisioningState::Failed, reason, now);
-    } else {
-        setProvisioning(subscription, ProvisioningState::AwaitingManualActionValidation,
-                        reason + u"; visit the validation URL within 5 minutes"_s, now);
-    }
+    waitForEndpoint(subscription, u"no answer within %1 s"_s.arg(m_options.responseTimeoutMs / 1000), now);
+}
+
+void Engine::resetUnreachable(Subscription &subscription)
+{
+    subscription.unansweredHandshakes = 0;
+    subscription.nextValidationMs = 0;
+    subscription.unreachableBecause.clear();
+}
+
+void Engine::waitForEndpoint(Subscription &subscription, const QString &failure, qint64 now)
+{
+    ++subscription.unansweredHandshakes;
+    const qint64 delay = validationRetryDelayMs(subscription.unansweredHandshakes);
+    subscription.nextValidationMs = now + delay;
+    subscription.unreachableBecause = failure;
+    setProvisioning(subscription, ProvisioningState::Creating,
+                    u"endpoint unreachable: %1; next validation attempt in %2"_s.arg(failure, formatDelay(delay)),
+                    now);
 }
 
 QString Engine::validationUrl(const Subscription &subscription) const
@@ -2013,11 +2178,13 @@ void Engine::onValidationFinished(QNetworkReply *reply)
     const qint64 now = m_clock->nowMs();
     const QVariant statusAttribute = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
     const int httpStatus = statusAttribute.isValid() ? statusAttribute.toInt() : 0;
-    const QString failure = httpStatus > 0
-                                ? u"the endpoint answered HTTP %1"_s.arg(httpStatus)
-                                : u"the handshake request failed (%1: %2)"_s.arg(
-                                      deliveryOutcomeName(OutcomeClassifier::classify(0, reply->error())),
-                                      reply->errorString());
+    if (isUnreachableAnswer(httpStatus)) {
+        waitForEndpoint(subscription, httpStatus > 0 ? u"HTTP %1"_s.arg(httpStatus) : transportFailure(reply), now);
+        reschedule(subscription, now);
+        rearmAlarm();
+        return;
+    }
+    const QString failure = u"the endpoint answered HTTP %1"_s.arg(httpStatus);
 
     if (subscription.config.deliverySchema == EventSchema::CloudEvents10) {
         const QByteArray allowedOrigin = reply->rawHeader("WebHook-Allowed-Origin").trimmed();
@@ -2068,6 +2235,8 @@ void Engine::setProvisioning(Subscription &subscription, ProvisioningState state
     ProvisioningRecord &record = subscription.provisioning;
     record.state = state;
     record.message = message;
+    if (state != ProvisioningState::Creating)
+        resetUnreachable(subscription);
     if (state == ProvisioningState::AwaitingManualActionValidation)
         record.expiresMs = now + ManualValidationWindowMs;
     else if (state == ProvisioningState::Succeeded)
@@ -2076,6 +2245,7 @@ void Engine::setProvisioning(Subscription &subscription, ProvisioningState state
         record.expiresMs = 0;
     qCInfo(lcDelivery) << "subscription" << subscription.topic << "/" << subscription.config.name
                        << "provisioning" << provisioningStateName(state) << "-" << message;
+    syncHeld(subscription);
     saveProvisioning();
     Q_EMIT provisioningChanged(subscription.topic, subscription.config.name);
 }
@@ -2146,6 +2316,7 @@ Expected<void> Engine::revalidate(const QString &topic, const QString &subscript
             topic, subscriptionName));
     const qint64 now = m_clock->nowMs();
     abortValidation(*subscription);
+    resetUnreachable(*subscription); // "Validate now": at once, not at the next backoff step
     subscription->provisioning.validationCode.clear();
     subscription->provisioning.allowedRate.clear();
     setProvisioning(*subscription, ProvisioningState::Creating, u"sending the validation handshake"_s, now);

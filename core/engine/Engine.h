@@ -270,6 +270,11 @@ private:
     void updateProvisioning(Subscription &subscription, qint64 now);
     void serviceProvisioning(Subscription &subscription, qint64 now);
     void sendValidation(Subscription &subscription, qint64 now);
+    void waitForEndpoint(Subscription &subscription, const QString &failure, qint64 now);
+    // Deliveries held while the endpoint is not validated: their TTL and the Failed fate.
+    void syncHeld(Subscription &subscription);
+    void serviceHeld(Subscription &subscription, qint64 now);
+    void resetUnreachable(Subscription &subscription);
     void onValidationFinished(QNetworkReply *reply);
     void abortValidation(Subscription &subscription);
     void setProvisioning(Subscription &subscription, ProvisioningState state, const QString &message,
@@ -303,6 +308,7 @@ private:
         quint64 generation;
         bool operator>(const HeapEntry &other) const { return atMs > other.atMs; }
     };
+    static HeapEntry heldEntry(const Subscription &subscription, const Delivery &delivery);
     std::vector<HeapEntry> m_subscriptionHeap; // min-heap by atMs
     std::vector<HeapEntry> m_deadlineHeap; // request deadlines (D6)
     std::unordered_map<quint64, std::unique_ptr<Request>> m_requests;

@@ -53,6 +53,11 @@ struct SubscriptionSnapshot
     QString validationUrl; // AwaitingManualActionValidation: GET it to validate
     qint64 validationExpiresMs = 0; // AwaitingManualActionValidation: the URL works until then
     QString allowedRate; // CloudEvents: WebHook-Allowed-Rate the endpoint granted
+    // Creating while the endpoint cannot be reached: the last failure ("connection refused",
+    // "HTTP 503") and when the next handshake goes out (0: one is under way).
+    QString endpointUnreachable;
+    qint64 nextValidationMs = 0;
+    qint64 held = 0; // of the backlog: deliveries waiting for the endpoint to be validated
 };
 
 struct TopicSnapshot

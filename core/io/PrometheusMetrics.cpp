@@ -160,6 +160,19 @@ QByteArray format(const EngineSnapshot &snapshot)
         labels.append({"state", provisioningStateName(subscription.provisioningState)});
         out.sample("eventgrid_provisioning_state", labels, 1);
     }
+    out.family("eventgrid_held_deliveries", "gauge",
+               "Pending deliveries held until the endpoint is validated (accepted, not attempted).");
+    for (const SubscriptionSnapshot &subscription : snapshot.subscriptions)
+        out.sample("eventgrid_held_deliveries", subscriptionLabels(subscription), double(subscription.held));
+    out.family("eventgrid_endpoint_unreachable", "gauge",
+               "1 while the validation handshake cannot reach the endpoint (it is asked again with a "
+               "backoff), with the last failure.");
+    for (const SubscriptionSnapshot &subscription : snapshot.subscriptions) {
+        const bool unreachable = !subscription.endpointUnreachable.isEmpty();
+        Labels labels = subscriptionLabels(subscription);
+        labels.append({"reason", unreachable ? subscription.endpointUnreachable : u"None"_s});
+        out.sample("eventgrid_endpoint_unreachable", labels, unreachable ? 1 : 0);
+    }
 
     out.family("eventgrid_destination_processing_duration_ms", "histogram",
                "Time from sending a delivery request to its response, in ms (Event Grid DestinationProcessingDurationInMs).");

@@ -88,6 +88,9 @@ void TestReceiverService::handle(const TestReceiver &receiver, const HttpRequest
             record.responseStatus = 405;
             record.responseHeaders = {{"Allow", "POST"}};
             break;
+        case TestReceiver::Validation::Unavailable:
+            record.responseStatus = 503;
+            break;
         }
     } else if (request.method == "POST" && eventType.compare("SubscriptionValidation", Qt::CaseInsensitive) == 0) {
         // Event Grid schema handshake: answer {"validationResponse": data.validationCode}.
@@ -113,6 +116,9 @@ void TestReceiverService::handle(const TestReceiver &receiver, const HttpRequest
             // Like a receiver that does not implement the handshake: 200 without the code, so
             // the subscription waits for manual validation.
             record.responseStatus = 200;
+            break;
+        case TestReceiver::Validation::Unavailable:
+            record.responseStatus = 503;
             break;
         }
     } else if (request.method == "POST") {

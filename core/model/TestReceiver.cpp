@@ -58,6 +58,8 @@ QString TestReceiver::validationName(Validation validation)
         return u"refuse"_s;
     case Validation::Ignore:
         return u"ignore"_s;
+    case Validation::Unavailable:
+        return u"unavailable"_s;
     }
     return u"answer"_s;
 }
@@ -181,9 +183,11 @@ Expected<TestReceiver> TestReceiver::fromJson(const QJsonValue &value, const QSt
             receiver.validation = Validation::Refuse;
         else if (validation.isString() && text == "ignore"_L1)
             receiver.validation = Validation::Ignore;
+        else if (validation.isString() && text == "unavailable"_L1)
+            receiver.validation = Validation::Unavailable;
         else
             return Error(atPath(joinPath(jsonPath, "validation"_L1),
-                                u"must be \"answer\", \"refuse\" or \"ignore\" (got %1)"_s.arg(
+                                u"must be \"answer\", \"refuse\", \"ignore\" or \"unavailable\" (got %1)"_s.arg(
                                     describeValue(validation))));
     }
     return receiver;

@@ -16,7 +16,7 @@ namespace EventDesk {
 //   {"name":"flaky",
 //    "script":{"mode":"sequence","statuses":[503,503,200],"after":"repeat"|"stick"},
 //    "failureRate":0.3,"seed":42,"failureStatus":503,
-//    "delayMs":0,"closeConnection":false,"validation":"answer"|"refuse"|"ignore"}
+//    "delayMs":0,"closeConnection":false,"validation":"answer"|"refuse"|"ignore"|"unavailable"}
 // A status of 0 in a sequence (or as failureStatus) closes the connection without answering
 // (SPEC §7 SocketError); the JSON spelling of that step is the string "close".
 struct TestReceiver
@@ -26,7 +26,9 @@ struct TestReceiver
     enum class After { Repeat, Stick };
     // How the receiver answers the validation handshakes (Event Grid schema
     // SubscriptionValidationEvent and the CloudEvents OPTIONS abuse-protection request).
-    enum class Validation { Answer, Refuse, Ignore };
+    // Unavailable answers them 503, like an endpoint that is still starting: EventDesk keeps
+    // asking with a backoff instead of failing the subscription.
+    enum class Validation { Answer, Refuse, Ignore, Unavailable };
 
     static constexpr int CloseConnection = 0; // a "status" that closes without answering
     static constexpr int MaxDelayMs = 600'000;

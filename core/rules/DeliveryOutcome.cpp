@@ -46,13 +46,17 @@ QString deliveryOutcomeName(DeliveryOutcome outcome)
         return u"SessionQueueNotSupported"_s;
     case DeliveryOutcome::InvalidAzureFunctionDestination:
         return u"InvalidAzureFunctionDestination"_s;
+    case DeliveryOutcome::EndpointValidationPending:
+        return u"EndpointValidationPending"_s;
+    case DeliveryOutcome::EndpointValidationFailed:
+        return u"EndpointValidationFailed"_s;
     }
     return QString();
 }
 
 std::optional<DeliveryOutcome> deliveryOutcomeFromName(const QString &name)
 {
-    const int last = static_cast<int>(DeliveryOutcome::InvalidAzureFunctionDestination);
+    const int last = static_cast<int>(DeliveryOutcome::EndpointValidationFailed);
     for (int value = 0; value <= last; ++value) {
         const auto outcome = static_cast<DeliveryOutcome>(value);
         if (deliveryOutcomeName(outcome) == name)
@@ -89,13 +93,15 @@ QString deadLetterReasonName(DeadLetterReason reason)
         return u"DeadLetterDestinationUnavailable"_s;
     case DeadLetterReason::SubscriptionDeleted:
         return u"SubscriptionDeleted"_s;
+    case DeadLetterReason::EndpointValidationFailed:
+        return u"EndpointValidationFailed"_s;
     }
     return QString();
 }
 
 std::optional<DeadLetterReason> deadLetterReasonFromName(const QString &name)
 {
-    const int last = static_cast<int>(DeadLetterReason::SubscriptionDeleted);
+    const int last = static_cast<int>(DeadLetterReason::EndpointValidationFailed);
     for (int value = 0; value <= last; ++value) {
         const auto reason = static_cast<DeadLetterReason>(value);
         if (deadLetterReasonName(reason) == name)

@@ -27,6 +27,11 @@ enum class DeliveryOutcome {
     Full,
     SessionQueueNotSupported,
     InvalidAzureFunctionDestination,
+    // Decision (issue "a webhook that starts after EventDesk"): never attempted because the
+    // subscription's endpoint was not validated yet (Creating, AwaitingManualActionValidation),
+    // or because its validation ended Failed. Appended: the store keeps these as numbers.
+    EndpointValidationPending,
+    EndpointValidationFailed,
 };
 
 QString deliveryOutcomeName(DeliveryOutcome outcome);
@@ -47,6 +52,9 @@ enum class DeadLetterReason {
     // Drop-only reasons (never written to a dead-letter record):
     DeadLetterDestinationUnavailable, // SPEC L4: 4 h without a successful write
     SubscriptionDeleted,
+    // Decision: the endpoint's validation ended Failed while the delivery waited for it
+    // (lastDeliveryOutcome EndpointValidationFailed). Appended: stored as a number.
+    EndpointValidationFailed,
 };
 
 QString deadLetterReasonName(DeadLetterReason reason);

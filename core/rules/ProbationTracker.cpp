@@ -50,6 +50,8 @@ qint64 ProbationTracker::probationDurationMs(DeliveryOutcome outcome)
     case DeliveryOutcome::Canceled:
     case DeliveryOutcome::Aborted:
     case DeliveryOutcome::Delivering:
+    case DeliveryOutcome::EndpointValidationPending: // never sent: says nothing of the endpoint's health
+    case DeliveryOutcome::EndpointValidationFailed:
         return 0;
     }
     return 0;

@@ -60,6 +60,7 @@ constexpr DeadLetterReason deadLetterReasons[] = {
     DeadLetterReason::UndeliverableDueToHttpDisabled,
     DeadLetterReason::UndeliverableDueToHttpFull,
     DeadLetterReason::UndeliverableDueToHttpInvalidAzureFunctionDestination,
+    DeadLetterReason::EndpointValidationFailed,
 };
 
 constexpr DeliveryOutcome failureOutcomes[] = {
@@ -70,7 +71,8 @@ constexpr DeliveryOutcome failureOutcomes[] = {
     DeliveryOutcome::SocketError,    DeliveryOutcome::ResolutionError,
     DeliveryOutcome::Aborted,        DeliveryOutcome::Probation,
     DeliveryOutcome::Canceled,       DeliveryOutcome::Disabled,
-    DeliveryOutcome::Full,
+    DeliveryOutcome::Full,           DeliveryOutcome::EndpointValidationPending,
+    DeliveryOutcome::EndpointValidationFailed,
 };
 
 // The IN list of one chunk of ids. Shorter chunks repeat their last id, which IN ignores, so

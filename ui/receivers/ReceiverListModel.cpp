@@ -69,6 +69,9 @@ QString describeReceiverScript(const TestReceiver &receiver)
     case TestReceiver::Validation::Ignore:
         parts << ReceiverListModel::tr("ignores validation");
         break;
+    case TestReceiver::Validation::Unavailable:
+        parts << ReceiverListModel::tr("answers validation 503");
+        break;
     }
     return parts.join("; "_L1);
 }

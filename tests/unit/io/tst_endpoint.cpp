@@ -13,6 +13,8 @@
 #include "store/SqliteDeliveryStore.h"
 
 #include <QDeadlineTimer>
+#include <QDirIterator>
+#include <QTcpServer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -44,7 +46,18 @@ struct Subscription
     QString receiver;
     QString deliverySchema = u"EventGridSchema"_s;
     bool validation = true;
+    QString endpointUrl = {}; // default: the receiver on the harness's own endpoint
+    int timeToLiveMinutes = 0; // 0: the default policy
+    bool deadLetter = false; // the local container "deadletters"
 };
+
+// A loopback port nothing listens on: connecting to it is refused, until a test listens there.
+quint16 closedLoopbackPort()
+{
+    QTcpServer probe;
+    probe.listen(QHostAddress::LocalHost, 0);
+    return probe.serverPort();
+}
 
 struct HttpAnswer
 {
@@ -129,6 +142,24 @@ public:
 
     QUrl url(const QString &path) const { return QUrl(u"http://127.0.0.1:%1%2"_s.arg(port).arg(path)); }
 
+    void setReceivers(QJsonArray receivers) { m_receivers = std::move(receivers); } // from the next start()
+
+    // The dead-letter records written to the local container, as JSON objects.
+    QList<QJsonObject> deadLetterRecords() const
+    {
+        QList<QJsonObject> records;
+        QDirIterator files(m_directory.filePath(u"deadletters"_s), {u"*.json"_s}, QDir::Files,
+                           QDirIterator::Subdirectories);
+        while (files.hasNext()) {
+            QFile file(files.next());
+            if (file.open(QIODevice::ReadOnly)) {
+                for (const QJsonValue &record : QJsonDocument::fromJson(file.readAll()).array())
+                    records.append(record.toObject());
+            }
+        }
+        return records;
+    }
+
     HttpAnswer get(const QUrl &url) { return send(network.get(QNetworkRequest(url))); }
 
     HttpAnswer publish(const QString &topic, const QByteArray &body, const QByteArray &contentType)
@@ -207,8 +238,19 @@ private:
                 {u"destination"_s,
                  QJsonObject{{u"endpointType"_s, u"WebHook"_s},
                              {u"properties"_s,
-                              QJsonObject{{u"endpointUrl"_s, url(u"/receivers/"_s + subscription.receiver).toString()}}}}},
+                              QJsonObject{{u"endpointUrl"_s,
+                                           subscription.endpointUrl.isEmpty()
+                                               ? url(u"/receivers/"_s + subscription.receiver).toString()
+                                               : subscription.endpointUrl}}}}},
                 {u"eventDeliverySchema"_s, subscription.deliverySchema}};
+            if (subscription.timeToLiveMinutes > 0)
+                properties.insert(u"retryPolicy"_s,
+                                  QJsonObject{{u"eventTimeToLiveInMinutes"_s, subscription.timeToLiveMinutes}});
+            if (subscription.deadLetter)
+                properties.insert(u"deadLetterDestination"_s,
+                                  QJsonObject{{u"endpointType"_s, u"StorageBlob"_s},
+                                              {u"properties"_s, QJsonObject{{u"resourceId"_s, u"local"_s},
+                                                                            {u"blobContainerName"_s, u"deadletters"_s}}}});
             if (!subscription.validation)
                 properties.insert(u"x-eventdesk"_s, QJsonObject{{u"validation"_s, false}});
             const QJsonObject json{{u"name"_s, subscription.name}, {u"properties"_s, properties}};
@@ -272,6 +314,8 @@ qsizetype waitForStoredDeliveries(SqliteDeliveryStore &store, qsizetype count)
 const QJsonObject AnsweringReceiver{{u"name"_s, u"answer"_s}, {u"status"_s, 200}};
 const QJsonObject IgnoringReceiver{{u"name"_s, u"ignore"_s}, {u"status"_s, 200}, {u"validation"_s, u"ignore"_s}};
 const QJsonObject RefusingReceiver{{u"name"_s, u"refuse"_s}, {u"status"_s, 200}, {u"validation"_s, u"refuse"_s}};
+const QJsonObject StartingReceiver{{u"name"_s, u"starting"_s}, {u"status"_s, 200}, {u"validation"_s, u"unavailable"_s}};
+constexpr qint64 Second = 1000;
 
 } // namespace
 
@@ -284,7 +328,11 @@ private Q_SLOTS:
     void eventGridHandshake_ignored_awaitsManualValidationAndDeliveriesWait();
     void validationUrl_expiresAfterFiveMinutes_subscriptionFails();
     void cloudEventsHandshake_allowedOriginThenDeliveriesCarryIt();
-    void cloudEventsHandshake_refused_failsAndDeliveriesWait();
+    void cloudEventsHandshake_refused_failsAndHeldEventsDropped();
+    void unreachableEndpoint_validationRetriedWithBackoff_heldEventsDeliveredOnceUp();
+    void busyHandshake_retried_explicitRefusalIsNot();
+    void heldEvents_timeToLiveRunsOut_deadLetteredWithValidationOutcome();
+    void failedSubscription_validatedAgainAtRestart();
     void validationSwitchedOff_noHandshake();
     void provisioningState_survivesRestart_noSecondHandshake();
     void changedEndpoint_isValidatedAgain();
@@ -365,8 +413,12 @@ void EndpointTest::validationUrl_expiresAfterFiveMinutes_subscriptionFails()
     harness.clock.advanceMs(1);
     QCOMPARE(harness.state(u"sub-late"_s), ProvisioningState::Failed);
     QCOMPARE(harness.get(QUrl(url)).status, 410);
-    // Not lost: the delivery still waits for a validated endpoint.
-    QCOMPARE(harness.subscription(u"sub-late"_s).backlog, qint64(1));
+    // Not stranded: the held delivery leaves (dropped: no dead-letter destination) with a reason
+    // that names the failed validation.
+    QTRY_COMPARE_WITH_TIMEOUT(
+        harness.subscription(u"sub-late"_s).droppedByReason.value(DeadLetterReason::EndpointValidationFailed),
+        quint64(1), WaitMs);
+    QCOMPARE(harness.subscription(u"sub-late"_s).backlog, qint64(0));
     QCOMPARE(harness.notifications(u"ignore"_s), 0);
 
     // A new handshake can be asked for; this receiver ignores it again.
@@ -397,18 +449,147 @@ void EndpointTest::cloudEventsHandshake_allowedOriginThenDeliveriesCarryIt()
     QCOMPARE(headerOf(delivery, "aeg-metadata-version"), QByteArray("1.0"));
 }
 
-void EndpointTest::cloudEventsHandshake_refused_failsAndDeliveriesWait()
+void EndpointTest::cloudEventsHandshake_refused_failsAndHeldEventsDropped()
 {
     Harness harness({{u"cloud"_s, u"sub-ce"_s, u"refuse"_s, u"CloudEventSchemaV1_0"_s}}, {RefusingReceiver});
     QVERIFY(harness.start());
     QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-ce"_s), ProvisioningState::Failed, WaitMs);
     QVERIFY(harness.subscription(u"sub-ce"_s).provisioningMessage.contains(u"403"_s));
     QVERIFY(harness.subscription(u"sub-ce"_s).validationUrl.isEmpty()); // no manual validation
+    // An explicit refusal is not retried: one handshake, however long we wait.
+    harness.clock.advanceMs(10 * Minute);
+    QCOMPARE(harness.records(u"refuse"_s).size(), 1);
+    // An event accepted while the subscription is Failed does not wait for ever: it is dropped
+    // (no dead-letter destination) with the reason EndpointValidationFailed.
     const QByteArray event = R"({"specversion":"1.0","id":"c1","source":"/test","type":"Test.Created"})";
     QCOMPARE(harness.publish(u"cloud"_s, event, "application/cloudevents+json").status, 200);
-    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-ce"_s).backlog, qint64(1), WaitMs);
-    harness.clock.advanceMs(Minute);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        harness.subscription(u"sub-ce"_s).droppedByReason.value(DeadLetterReason::EndpointValidationFailed),
+        quint64(1), WaitMs);
+    QCOMPARE(harness.subscription(u"sub-ce"_s).backlog, qint64(0));
     QCOMPARE(harness.notifications(u"refuse"_s), 0);
+}
+
+// The usual order on a developer's machine: EventDesk first, the webhook a little later. Connection
+// refused keeps the subscription Creating, asks again after 5 s, 10 s, ... and the events accepted
+// meanwhile are held, then delivered once the endpoint answers the handshake.
+void EndpointTest::unreachableEndpoint_validationRetriedWithBackoff_heldEventsDeliveredOnceUp()
+{
+    const quint16 latePort = closedLoopbackPort();
+    const QString lateUrl = u"http://127.0.0.1:%1/receivers/answer"_s.arg(latePort);
+    Harness harness({{u"orders"_s, u"sub-late"_s, u"answer"_s, u"EventGridSchema"_s, true, lateUrl}},
+                    {AnsweringReceiver});
+    QVERIFY(harness.start());
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-late"_s).endpointUnreachable, u"connection refused"_s,
+                              WaitMs);
+    SubscriptionSnapshot waiting = harness.subscription(u"sub-late"_s);
+    QCOMPARE(waiting.provisioningState, ProvisioningState::Creating);
+    QCOMPARE(waiting.provisioningMessage,
+             u"endpoint unreachable: connection refused; next validation attempt in 5 s"_s);
+    QCOMPARE(waiting.nextValidationMs, T0 + 5 * Second);
+
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(harness.publish(u"orders"_s, eventGridEvents(u"held-%1"_s.arg(i)), "application/json").status, 200);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-late"_s).held, qint64(3), WaitMs);
+
+    // Not yet: nothing is asked before the next attempt is due.
+    harness.clock.advanceMs(5 * Second - 1);
+    QCOMPARE(harness.subscription(u"sub-late"_s).nextValidationMs, T0 + 5 * Second);
+    // The second handshake is refused too: the wait grows to 10 s.
+    harness.clock.advanceMs(1);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-late"_s).nextValidationMs, T0 + 15 * Second, WaitMs);
+    QCOMPARE(harness.state(u"sub-late"_s), ProvisioningState::Creating);
+
+    // The webhook comes up (an endpoint of its own on the port the subscription names).
+    TopicEndpoint webhook(harness.engine.get(), [](const QString &) { return QString(); });
+    QVERIFY(webhook.listen(QHostAddress::LocalHost, latePort).hasValue());
+    harness.clock.advanceMs(10 * Second);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-late"_s), ProvisioningState::Succeeded, WaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-late"_s).delivered, quint64(3), WaitMs);
+    const SubscriptionSnapshot validated = harness.subscription(u"sub-late"_s);
+    QCOMPARE(validated.held, qint64(0));
+    QCOMPARE(validated.backlog, qint64(0));
+    QVERIFY(validated.endpointUnreachable.isEmpty());
+    const QList<ReceivedRequest> received = webhook.receivers().records(u"answer"_s);
+    QCOMPARE(received.size(), 4);
+    QCOMPARE(received.constFirst().kind, ReceivedRequest::Kind::ValidationHandshake);
+}
+
+// 503 (like 408, 429 and every 5xx) means "not ready yet": retried. 403 is the endpoint's answer:
+// AwaitingManualActionValidation (Event Grid schema), not retried.
+void EndpointTest::busyHandshake_retried_explicitRefusalIsNot()
+{
+    Harness harness({{u"orders"_s, u"sub-busy"_s, u"starting"_s}, {u"orders"_s, u"sub-no"_s, u"refuse"_s}},
+                    {StartingReceiver, RefusingReceiver});
+    QVERIFY(harness.start());
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-busy"_s).endpointUnreachable, u"HTTP 503"_s, WaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-no"_s), ProvisioningState::AwaitingManualActionValidation,
+                              WaitMs);
+    QVERIFY(harness.subscription(u"sub-no"_s).provisioningMessage.contains(u"HTTP 403"_s));
+    QVERIFY(harness.subscription(u"sub-no"_s).endpointUnreachable.isEmpty());
+
+    // 5 s, 10 s, 30 s, 1 min, then every 5 min: after each wait, the next handshake, then the
+    // next (longer) wait.
+    const qint64 waits[] = {5 * Second, 10 * Second, 30 * Second, Minute, 5 * Minute, 5 * Minute};
+    QCOMPARE(harness.subscription(u"sub-busy"_s).nextValidationMs, harness.clock.nowMs() + waits[0]);
+    for (int i = 0; i < 5; ++i) {
+        harness.clock.advanceMs(waits[i]);
+        QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-busy"_s).nextValidationMs,
+                                  harness.clock.nowMs() + waits[i + 1], WaitMs);
+    }
+    QCOMPARE(harness.records(u"starting"_s).size(), 6);
+    QCOMPARE(harness.state(u"sub-busy"_s), ProvisioningState::Creating);
+    QCOMPARE(harness.records(u"refuse"_s).size(), 1);
+}
+
+// A held delivery whose time to live runs out before the endpoint is validated is dead-lettered
+// with TimeToLiveExceeded and lastDeliveryOutcome EndpointValidationPending (0 attempts).
+void EndpointTest::heldEvents_timeToLiveRunsOut_deadLetteredWithValidationOutcome()
+{
+    Subscription subscription{u"orders"_s, u"sub-never"_s, u"answer"_s, u"EventGridSchema"_s, true,
+                              u"http://127.0.0.1:%1/hook"_s.arg(closedLoopbackPort())};
+    subscription.timeToLiveMinutes = 1;
+    subscription.deadLetter = true;
+    Harness harness({subscription}, {AnsweringReceiver});
+    QVERIFY(harness.start());
+    QCOMPARE(harness.publish(u"orders"_s, eventGridEvents(u"never-1"_s), "application/json").status, 200);
+    QCOMPARE(harness.publish(u"orders"_s, eventGridEvents(u"never-2"_s), "application/json").status, 200);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-never"_s).held, qint64(2), WaitMs);
+
+    harness.clock.advanceMs(Minute - 1);
+    QCOMPARE(harness.subscription(u"sub-never"_s).held, qint64(2));
+    harness.clock.advanceMs(1);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        harness.subscription(u"sub-never"_s).deadLetteredByReason.value(DeadLetterReason::TimeToLiveExceeded),
+        quint64(2), WaitMs);
+    QCOMPARE(harness.subscription(u"sub-never"_s).held, qint64(0));
+    QCOMPARE(harness.subscription(u"sub-never"_s).backlog, qint64(0));
+    QCOMPARE(harness.state(u"sub-never"_s), ProvisioningState::Creating); // still asking
+
+    const QList<QJsonObject> records = harness.deadLetterRecords();
+    QCOMPARE(records.size(), 2);
+    for (const QJsonObject &record : records) {
+        QCOMPARE(record[u"deadLetterReason"_s].toString(), u"TimeToLiveExceeded"_s);
+        QCOMPARE(record[u"lastDeliveryOutcome"_s].toString(), u"EndpointValidationPending"_s);
+        QCOMPARE(record[u"deliveryAttempts"_s].toInt(), 0);
+    }
+}
+
+// Failed is not forever: at the next start the subscription is validated again.
+void EndpointTest::failedSubscription_validatedAgainAtRestart()
+{
+    const QJsonObject refusing{{u"name"_s, u"flip"_s}, {u"validation"_s, u"refuse"_s}};
+    const QJsonObject answering{{u"name"_s, u"flip"_s}};
+    Harness harness({{u"cloud"_s, u"sub-flip"_s, u"flip"_s, u"CloudEventSchemaV1_0"_s}}, {refusing});
+    QVERIFY(harness.start());
+    QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-flip"_s), ProvisioningState::Failed, WaitMs);
+    const quint16 port = harness.port;
+    harness.stop();
+
+    harness.setReceivers({answering}); // the endpoint was fixed while EventDesk was not running
+    QVERIFY(harness.start(port));
+    QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-flip"_s), ProvisioningState::Succeeded, WaitMs);
+    QCOMPARE(harness.records(u"flip"_s).constFirst().kind, ReceivedRequest::Kind::AbuseProtectionHandshake);
 }
 
 void EndpointTest::validationSwitchedOff_noHandshake()

@@ -131,7 +131,9 @@ EngineSnapshot sampleSnapshot()
     billing.probationState = ProbationTracker::State::InProbation;
     billing.probationCause = DeliveryOutcome::Busy;
     billing.consecutiveFailures = 10;
-    billing.provisioningState = ProvisioningState::AwaitingManualActionValidation;
+    billing.provisioningState = ProvisioningState::Creating;
+    billing.endpointUnreachable = u"connection refused"_s;
+    billing.held = 3;
     // Three answers: 3 ms, 40 ms and 70 s.
     billing.latencyBuckets[0] = 1; // <= 5
     billing.latencyBuckets[3] = 1; // <= 50
@@ -171,7 +173,8 @@ void MetricsTest::output_parsesAsPrometheusText()
         QCOMPARE(exposition.types.value(family), u"counter"_s);
     }
     for (const QString &family : {u"eventgrid_pending_deliveries"_s, u"eventgrid_in_flight_deliveries"_s,
-                                 u"eventgrid_in_probation"_s, u"eventgrid_provisioning_state"_s}) {
+                                 u"eventgrid_in_probation"_s, u"eventgrid_provisioning_state"_s,
+                                 u"eventgrid_held_deliveries"_s, u"eventgrid_endpoint_unreachable"_s}) {
         QCOMPARE(exposition.types.value(family), u"gauge"_s);
     }
     QCOMPARE(exposition.types.value(u"eventgrid_destination_processing_duration_ms"_s), u"histogram"_s);
@@ -204,8 +207,10 @@ void MetricsTest::counters_carryTheSnapshotValues_data()
     QTest::newRow("dropped") << u"eventgrid_dropped_total"_s << with(u"reason"_s, u"TimeToLiveExceeded"_s) << 1.0;
     QTest::newRow("pending") << u"eventgrid_pending_deliveries"_s << billing << 3.0;
     QTest::newRow("in flight") << u"eventgrid_in_flight_deliveries"_s << billing << 1.0;
-    QTest::newRow("provisioning") << u"eventgrid_provisioning_state"_s
-                                  << with(u"state"_s, u"AwaitingManualActionValidation"_s) << 1.0;
+    QTest::newRow("provisioning") << u"eventgrid_provisioning_state"_s << with(u"state"_s, u"Creating"_s) << 1.0;
+    QTest::newRow("held") << u"eventgrid_held_deliveries"_s << billing << 3.0;
+    QTest::newRow("unreachable") << u"eventgrid_endpoint_unreachable"_s
+                                 << with(u"reason"_s, u"connection refused"_s) << 1.0;
 }
 
 void MetricsTest::counters_carryTheSnapshotValues()

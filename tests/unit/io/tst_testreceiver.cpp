@@ -194,7 +194,7 @@ void TestReceiverTest::model_rejectsWithJsonPath_data()
     QTest::newRow("delay") << QByteArray(R"({"topics":[],"receivers":[{"name":"a","delayMs":-1}]})")
                            << w + u".delayMs: must be an integer from 0 to 600000 (got -1)"_s;
     QTest::newRow("validation") << QByteArray(R"({"topics":[],"receivers":[{"name":"a","validation":"yes"}]})")
-                                << w + u".validation: must be \"answer\", \"refuse\" or \"ignore\" (got \"yes\")"_s;
+                                << w + u".validation: must be \"answer\", \"refuse\", \"ignore\" or \"unavailable\" (got \"yes\")"_s;
     QTest::newRow("close flag") << QByteArray(R"({"topics":[],"receivers":[{"name":"a","closeConnection":1}]})")
                                 << w + u".closeConnection: must be true or false (got 1)"_s;
     QTest::newRow("unknown field") << QByteArray(R"({"topics":[],"receivers":[{"name":"a","responses":"503"}]})")
@@ -359,6 +359,7 @@ void TestReceiverTest::eventGridHandshake_answerRefuseIgnore_data()
                             << QByteArray(R"({"validationResponse":"CODE-1"})");
     QTest::newRow("refuse") << TestReceiver::Validation::Refuse << 403 << QByteArray();
     QTest::newRow("ignore") << TestReceiver::Validation::Ignore << 200 << QByteArray();
+    QTest::newRow("unavailable") << TestReceiver::Validation::Unavailable << 503 << QByteArray();
 }
 
 void TestReceiverTest::eventGridHandshake_answerRefuseIgnore()
@@ -386,6 +387,7 @@ void TestReceiverTest::cloudEventsHandshake_answerRefuseIgnore_data()
     QTest::newRow("answer") << TestReceiver::Validation::Answer << 200 << QByteArray("eventgrid.azure.net");
     QTest::newRow("refuse") << TestReceiver::Validation::Refuse << 403 << QByteArray();
     QTest::newRow("ignore") << TestReceiver::Validation::Ignore << 405 << QByteArray();
+    QTest::newRow("unavailable") << TestReceiver::Validation::Unavailable << 503 << QByteArray();
 }
 
 void TestReceiverTest::cloudEventsHandshake_answerRefuseIgnore()

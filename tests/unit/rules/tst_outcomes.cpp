@@ -205,6 +205,10 @@ void TestOutcomes::s7_outcomeNames_data()
         << DeliveryOutcome::SessionQueueNotSupported << u"SessionQueueNotSupported"_s;
     QTest::newRow("InvalidAzureFunctionDestination")
         << DeliveryOutcome::InvalidAzureFunctionDestination << u"InvalidAzureFunctionDestination"_s;
+    QTest::newRow("EndpointValidationPending")
+        << DeliveryOutcome::EndpointValidationPending << u"EndpointValidationPending"_s;
+    QTest::newRow("EndpointValidationFailed")
+        << DeliveryOutcome::EndpointValidationFailed << u"EndpointValidationFailed"_s;
 }
 
 void TestOutcomes::s7_outcomeNames()
@@ -254,6 +258,8 @@ void TestOutcomes::l7_deadLetterReasonNames_data()
         << u"DeadLetterDestinationUnavailable"_s;
     QTest::newRow("SubscriptionDeleted")
         << DeadLetterReason::SubscriptionDeleted << u"SubscriptionDeleted"_s;
+    QTest::newRow("EndpointValidationFailed")
+        << DeadLetterReason::EndpointValidationFailed << u"EndpointValidationFailed"_s;
 }
 
 void TestOutcomes::l7_deadLetterReasonNames()
