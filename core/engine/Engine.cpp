@@ -47,6 +47,19 @@ qint64 validationRetryDelayMs(int unansweredHandshakes)
     return 5 * 60'000;
 }
 
+// The wait between two requests that WebHook-Allowed-Rate (requests per minute, or "*") asks for;
+// 0 when it sets no limit.
+qint64 allowedRateIntervalMs(const QString &allowedRate)
+{
+    if (allowedRate.isEmpty() || allowedRate == u'*')
+        return 0;
+    bool ok = false;
+    const qint64 perMinute = allowedRate.toLongLong(&ok);
+    if (!ok || perMinute <= 0)
+        return 0; // not a rate the CloudEvents webhook spec defines: no limit rather than a stall
+    return (60'000 + perMinute - 1) / perMinute;
+}
+
 QString formatDelay(qint64 ms)
 {
     if (ms < 60'000)
@@ -228,6 +241,7 @@ struct Engine::Subscription
     int unansweredHandshakes = 0; // in a row: the endpoint was unreachable
     qint64 nextValidationMs = 0; // Creating, endpoint unreachable: when to ask again
     QString unreachableBecause; // the last transport failure or status, for the GUI
+    qint64 nextRequestAllowedMs = 0; // WebHook-Allowed-Rate: no request before this (engine time)
 };
 
 DeliveryRecord Engine::Delivery::record(const Subscription &subscription) const
@@ -952,11 +966,16 @@ void Engine::service(Subscription &subscription, qint64 now)
         probation.update(now);
         switch (probation.dueAction()) {
         case ProbationTracker::DueAction::Send: {
-            const int capacity = probation.state() == ProbationTracker::State::HalfOpen
-                                     ? 1
-                                     : std::max(0, m_workspace.settings.maxConcurrentRequestsPerSubscription
-                                                       - subscription.inFlightRequests);
-            sendBatches(subscription, now, capacity);
+            int capacity = probation.state() == ProbationTracker::State::HalfOpen
+                               ? 1
+                               : std::max(0, m_workspace.settings.maxConcurrentRequestsPerSubscription
+                                                 - subscription.inFlightRequests);
+            // CloudEvents abuse protection: the endpoint granted this many requests per minute.
+            const qint64 interval = allowedRateIntervalMs(subscription.provisioning.allowedRate);
+            if (interval > 0)
+                capacity = now >= subscription.nextRequestAllowedMs ? std::min(capacity, 1) : 0;
+            if (sendBatches(subscription, now, capacity) > 0 && interval > 0)
+                subscription.nextRequestAllowedMs = now + interval;
             break;
         }
         case ProbationTracker::DueAction::DeadLetterWithoutAttempt:
@@ -1692,7 +1711,8 @@ void Engine::reschedule(Subscription &subscription, qint64 now)
     const ProbationTracker &probation = subscription.probation;
     if (subscription.config.enabled && !subscription.pending.empty()
         && subscription.provisioning.state == ProvisioningState::Succeeded) {
-        const qint64 due = subscription.pending.front().atMs;
+        // WebHook-Allowed-Rate: the next request waits for its slot, like any scheduled wait.
+        const qint64 due = std::max(subscription.pending.front().atMs, subscription.nextRequestAllowedMs);
         switch (probation.state()) {
         case ProbationTracker::State::InProbation:
             if (ProbationTracker::isNoRetryClass(probation.cause()))

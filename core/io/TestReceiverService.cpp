@@ -78,7 +78,9 @@ void TestReceiverService::handle(const TestReceiver &receiver, const HttpRequest
         case TestReceiver::Validation::Answer:
             record.responseStatus = 200;
             record.responseHeaders = {{"WebHook-Allowed-Origin", request.header("WebHook-Request-Origin")},
-                                      {"WebHook-Allowed-Rate", "*"},
+                                      {"WebHook-Allowed-Rate", receiver.allowedRate > 0
+                                                                   ? QByteArray::number(receiver.allowedRate)
+                                                                   : QByteArrayLiteral("*")},
                                       {"Allow", "POST, OPTIONS"}};
             break;
         case TestReceiver::Validation::Refuse:

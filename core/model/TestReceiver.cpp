@@ -16,7 +16,8 @@ namespace {
 
 const QStringList s_knownKeys{u"name"_s,          u"status"_s,  u"script"_s,
                               u"failureRate"_s,   u"seed"_s,    u"failureStatus"_s,
-                              u"delayMs"_s,       u"closeConnection"_s, u"validation"_s};
+                              u"delayMs"_s,       u"closeConnection"_s, u"validation"_s,
+                              u"allowedRate"_s};
 
 // Reads a status: an integer 100..599, or "close" (close the connection without answering).
 Expected<int> readStatus(const QJsonValue &value, const QString &path)
@@ -190,6 +191,13 @@ Expected<TestReceiver> TestReceiver::fromJson(const QJsonValue &value, const QSt
                                 u"must be \"answer\", \"refuse\", \"ignore\" or \"unavailable\" (got %1)"_s.arg(
                                     describeValue(validation))));
     }
+    if (object.contains("allowedRate"_L1)) {
+        auto rate = readInteger(object.value("allowedRate"_L1), joinPath(jsonPath, "allowedRate"_L1), 1,
+                                MaxAllowedRate);
+        if (!rate)
+            return Error(rate.error());
+        receiver.allowedRate = int(rate.value());
+    }
     return receiver;
 }
 
@@ -220,6 +228,8 @@ QJsonObject TestReceiver::toJson() const
         object.insert(u"closeConnection"_s, closeConnection);
     if (validation != defaults.validation)
         object.insert(u"validation"_s, validationName(validation));
+    if (allowedRate != defaults.allowedRate)
+        object.insert(u"allowedRate"_s, allowedRate);
     return object;
 }
 

@@ -16,7 +16,8 @@ namespace EventDesk {
 //   {"name":"flaky",
 //    "script":{"mode":"sequence","statuses":[503,503,200],"after":"repeat"|"stick"},
 //    "failureRate":0.3,"seed":42,"failureStatus":503,
-//    "delayMs":0,"closeConnection":false,"validation":"answer"|"refuse"|"ignore"|"unavailable"}
+//    "delayMs":0,"closeConnection":false,"validation":"answer"|"refuse"|"ignore"|"unavailable",
+//    "allowedRate":60}
 // A status of 0 in a sequence (or as failureStatus) closes the connection without answering
 // (SPEC §7 SocketError); the JSON spelling of that step is the string "close".
 struct TestReceiver
@@ -33,6 +34,7 @@ struct TestReceiver
     static constexpr int CloseConnection = 0; // a "status" that closes without answering
     static constexpr int MaxDelayMs = 600'000;
     static constexpr int MaxSequenceLength = 1000;
+    static constexpr int MaxAllowedRate = 1'000'000;
 
     QString name; // 1..64 chars of [A-Za-z0-9_-], unique case-insensitively
     Mode mode = Mode::Fixed;
@@ -45,6 +47,7 @@ struct TestReceiver
     int delayMs = 0; // real-time wait before answering (provokes TimedOut)
     bool closeConnection = false; // every notification: close without answering (SocketError)
     Validation validation = Validation::Answer;
+    int allowedRate = 0; // CloudEvents handshake: WebHook-Allowed-Rate, requests per minute (0: "*")
 
     bool operator==(const TestReceiver &other) const = default;
 

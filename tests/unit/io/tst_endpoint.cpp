@@ -333,6 +333,7 @@ private Q_SLOTS:
     void busyHandshake_retried_explicitRefusalIsNot();
     void heldEvents_timeToLiveRunsOut_deadLetteredWithValidationOutcome();
     void failedSubscription_validatedAgainAtRestart();
+    void cloudEventsAllowedRate_requestsSpacedToTheRate();
     void validationSwitchedOff_noHandshake();
     void provisioningState_survivesRestart_noSecondHandshake();
     void changedEndpoint_isValidatedAgain();
@@ -590,6 +591,39 @@ void EndpointTest::failedSubscription_validatedAgainAtRestart()
     QVERIFY(harness.start(port));
     QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-flip"_s), ProvisioningState::Succeeded, WaitMs);
     QCOMPARE(harness.records(u"flip"_s).constFirst().kind, ReceivedRequest::Kind::AbuseProtectionHandshake);
+}
+
+// WebHook-Allowed-Rate: 6 requests per minute means one request every 10 s of engine time; the
+// wait shows as the subscription's next due time.
+void EndpointTest::cloudEventsAllowedRate_requestsSpacedToTheRate()
+{
+    const QJsonObject limited{{u"name"_s, u"limited"_s}, {u"allowedRate"_s, 6}};
+    Harness harness({{u"cloud"_s, u"sub-rate"_s, u"limited"_s, u"CloudEventSchemaV1_0"_s}}, {limited});
+    QVERIFY(harness.start());
+    QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-rate"_s), ProvisioningState::Succeeded, WaitMs);
+    QCOMPARE(harness.subscription(u"sub-rate"_s).allowedRate, u"6"_s);
+
+    for (int i = 0; i < 3; ++i) {
+        const QByteArray event = QJsonDocument(QJsonObject{{u"specversion"_s, u"1.0"_s},
+                                                           {u"id"_s, u"r%1"_s.arg(i)},
+                                                           {u"source"_s, u"/test"_s},
+                                                           {u"type"_s, u"Test.Created"_s}})
+                                     .toJson(QJsonDocument::Compact);
+        QCOMPARE(harness.publish(u"cloud"_s, event, "application/cloudevents+json").status, 200);
+    }
+    const qint64 start = harness.clock.nowMs();
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-rate"_s).delivered, quint64(1), WaitMs);
+    QCOMPARE(harness.subscription(u"sub-rate"_s).nextDueMs, start + 10 * Second);
+
+    // Requests are counted when sent, and the manual clock runs what is due inside advanceMs().
+    harness.clock.advanceMs(10 * Second - 1);
+    QCOMPARE(harness.subscription(u"sub-rate"_s).requests, quint64(1));
+    harness.clock.advanceMs(1);
+    QCOMPARE(harness.subscription(u"sub-rate"_s).requests, quint64(2));
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-rate"_s).delivered, quint64(2), WaitMs);
+    harness.clock.advanceMs(10 * Second);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-rate"_s).delivered, quint64(3), WaitMs);
+    QCOMPARE(harness.notifications(u"limited"_s), 3);
 }
 
 void EndpointTest::validationSwitchedOff_noHandshake()

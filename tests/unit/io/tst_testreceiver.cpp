@@ -195,10 +195,12 @@ void TestReceiverTest::model_rejectsWithJsonPath_data()
                            << w + u".delayMs: must be an integer from 0 to 600000 (got -1)"_s;
     QTest::newRow("validation") << QByteArray(R"({"topics":[],"receivers":[{"name":"a","validation":"yes"}]})")
                                 << w + u".validation: must be \"answer\", \"refuse\", \"ignore\" or \"unavailable\" (got \"yes\")"_s;
+    QTest::newRow("allowed rate") << QByteArray(R"({"topics":[],"receivers":[{"name":"a","allowedRate":0}]})")
+                                  << w + u".allowedRate: must be an integer from 1 to 1000000 (got 0)"_s;
     QTest::newRow("close flag") << QByteArray(R"({"topics":[],"receivers":[{"name":"a","closeConnection":1}]})")
                                 << w + u".closeConnection: must be true or false (got 1)"_s;
     QTest::newRow("unknown field") << QByteArray(R"({"topics":[],"receivers":[{"name":"a","responses":"503"}]})")
-                                   << w + u": unknown field \"responses\" (known: name, status, script, failureRate, seed, failureStatus, delayMs, closeConnection, validation)"_s;
+                                   << w + u": unknown field \"responses\" (known: name, status, script, failureRate, seed, failureStatus, delayMs, closeConnection, validation, allowedRate)"_s;
     QTest::newRow("duplicate") << QByteArray(R"({"topics":[],"receivers":[{"name":"a"},{"name":"A"}]})")
                                << u"workspace.json: receivers[1].name: duplicate receiver name \"A\" (receiver names are unique, compared case-insensitively; see receivers[0])"_s;
 }
@@ -399,8 +401,12 @@ void TestReceiverTest::cloudEventsHandshake_answerRefuseIgnore()
     const Answer answer = send("OPTIONS", {}, {{"WebHook-Request-Origin", "eventgrid.azure.net"}});
     QCOMPARE(answer.status, status);
     QCOMPARE(answer.header("WebHook-Allowed-Origin"), allowedOrigin);
-    if (!allowedOrigin.isEmpty())
+    if (!allowedOrigin.isEmpty()) {
         QCOMPARE(answer.header("WebHook-Allowed-Rate"), QByteArray("*"));
+        m_receiver.allowedRate = 120; // a granted rate: requests per minute
+        QCOMPARE(send("OPTIONS", {}, {{"WebHook-Request-Origin", "eventgrid.azure.net"}}).header("WebHook-Allowed-Rate"),
+                 QByteArray("120"));
+    }
     QCOMPARE(m_service->records(u"demo"_s).constLast().kind, ReceivedRequest::Kind::AbuseProtectionHandshake);
 }
 
