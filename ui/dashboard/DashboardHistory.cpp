@@ -122,6 +122,7 @@ void DashboardHistory::add(const EngineSnapshot &snapshot, qint64 realTimeMs)
         totals.deadLettered = now.deadLettered;
         totals.dropped = now.dropped;
         totals.backlog = subscription.backlog;
+        totals.held = subscription.held;
         totals.inFlight = subscription.inFlight;
         totals.latencySumMs = subscription.latencySumMs;
         totals.latencyCount = subscription.latencyCount;
@@ -150,6 +151,7 @@ void DashboardHistory::add(const EngineSnapshot &snapshot, qint64 realTimeMs)
             sums.deadLettered += totals.deadLettered;
             sums.dropped += totals.dropped;
             sums.backlog += totals.backlog;
+            sums.held += totals.held;
             sums.inFlight += totals.inFlight;
             sums.latencySumMs += totals.latencySumMs;
             sums.latencyCount += totals.latencyCount;

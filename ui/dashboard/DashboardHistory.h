@@ -41,6 +41,7 @@ public:
         quint64 deadLettered = 0;
         quint64 dropped = 0;
         qint64 backlog = 0;
+        qint64 held = 0; // of the backlog: waiting for the endpoint to be validated
         qint64 inFlight = 0;
         double latencySumMs = 0;
         quint64 latencyCount = 0;

@@ -109,13 +109,15 @@ DashboardView::DashboardView(QWidget *parent)
         {u"Failed"_s, tr("Failed delivery attempts, all outcomes (total)")},
         {u"Dead-lettered"_s, tr("Events written to the dead-letter destination (total)")},
         {u"Dropped"_s, tr("Events dropped without a dead-letter record (total)")},
-        {u"Backlog"_s, tr("Deliveries waiting for their due time or for probation to end")},
+        {u"Backlog"_s, tr("Deliveries waiting for their due time, for probation to end or for endpoint validation")},
+        {u"Held"_s, tr("Of the backlog: events accepted while the endpoint is not validated yet, "
+                       "delivered once it is (or dead-lettered at their time to live)")},
         {u"In flight"_s, tr("Deliveries in requests awaiting a response")},
         {u"Average latency"_s, tr("Average destination processing time of all answered requests")},
         {u"In probation"_s, tr("Subscriptions in probation now")},
     };
     const QStringList captions{tr("Delivered"), tr("Failed"), tr("Dead-lettered"), tr("Dropped"),
-                               tr("Backlog"), tr("In flight"), tr("Avg latency"), tr("In probation")};
+                               tr("Backlog"), tr("Held"), tr("In flight"), tr("Avg latency"), tr("In probation")};
     for (int i = 0; i < tiles.size(); ++i) {
         auto *value = new QLabel(u"0"_s, this);
         QFont font = value->font();
@@ -480,6 +482,7 @@ void DashboardView::updateHeadlines()
     m_headlineValues.value(u"Dead-lettered"_s)->setText(locale.toString(totals.deadLettered));
     m_headlineValues.value(u"Dropped"_s)->setText(locale.toString(totals.dropped));
     m_headlineValues.value(u"Backlog"_s)->setText(locale.toString(totals.backlog));
+    m_headlineValues.value(u"Held"_s)->setText(locale.toString(totals.held));
     m_headlineValues.value(u"In flight"_s)->setText(locale.toString(totals.inFlight));
     m_headlineValues.value(u"Average latency"_s)
         ->setText(formatLatency(totals.latencyCount ? totals.latencySumMs / double(totals.latencyCount)

@@ -16,6 +16,8 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QHostAddress>
+#include <QHostInfo>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
@@ -27,6 +29,7 @@
 #include <QStandardItemModel>
 #include <QStyle>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 using namespace Qt::StringLiterals;
@@ -229,8 +232,25 @@ QWidget *SubscriptionEditor::buildGeneralSection()
     m_endpointEdit->setObjectName(u"endpointEdit"_s);
     m_endpointEdit->setPlaceholderText(u"https://example.com/api/events"_s);
     m_endpointEdit->setToolTip(tr("The webhook the events are delivered to (http or https)"));
-    form->addRow(tr("&Endpoint URL:"), fieldWithError(Field::Endpoint, m_endpointEdit));
+    auto *endpointField = new QWidget(group);
+    auto *endpointLayout = new QVBoxLayout(endpointField);
+    endpointLayout->setContentsMargins(0, 0, 0, 0);
+    endpointLayout->setSpacing(2);
+    endpointLayout->addWidget(fieldWithError(Field::Endpoint, m_endpointEdit));
+    m_hostWarning = new QLabel(endpointField);
+    m_hostWarning->setObjectName(u"endpointHostWarning"_s);
+    m_hostWarning->setWordWrap(true);
+    m_hostWarning->setTextFormat(Qt::PlainText);
+    m_hostWarning->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_hostWarning->hide();
+    endpointLayout->addWidget(m_hostWarning);
+    form->addRow(tr("&Endpoint URL:"), endpointField);
     m_errorLabels.value(Field::Endpoint)->setObjectName(u"endpointError"_s);
+    m_hostLookupTimer = new QTimer(this);
+    m_hostLookupTimer->setSingleShot(true);
+    m_hostLookupTimer->setInterval(400); // once typing pauses
+    connect(m_hostLookupTimer, &QTimer::timeout, this, &SubscriptionEditor::lookUpHost);
+    connect(m_endpointEdit, &QLineEdit::textChanged, this, &SubscriptionEditor::scheduleHostLookup);
 
     m_schemaCombo = new QComboBox(group);
     m_schemaCombo->setObjectName(u"deliverySchemaCombo"_s);
@@ -1176,6 +1196,44 @@ SubscriptionEditor::DiscardChoice SubscriptionEditor::askToSave(QWidget *parent,
     }
 }
 
+void SubscriptionEditor::scheduleHostLookup()
+{
+    m_hostWarning->hide();
+    if (m_hostLookupId >= 0) {
+        QHostInfo::abortHostLookup(m_hostLookupId);
+        m_hostLookupId = -1;
+    }
+    m_hostLookupTimer->start();
+}
+
+void SubscriptionEditor::lookUpHost()
+{
+    const QUrl url(m_endpointEdit->text().trimmed(), QUrl::StrictMode);
+    const QString host = url.host();
+    // Only a well-formed http(s) URL with a name: the format errors are shown already, and an
+    // address literal needs no lookup.
+    if (!url.isValid() || (url.scheme() != "http"_L1 && url.scheme() != "https"_L1) || host.isEmpty()
+        || !QHostAddress(host).isNull())
+        return;
+    m_lookupHost = host;
+    m_hostLookupId = QHostInfo::lookupHost(host, this, &SubscriptionEditor::onHostLookedUp);
+}
+
+void SubscriptionEditor::onHostLookedUp(const QHostInfo &info)
+{
+    if (info.lookupId() != m_hostLookupId)
+        return; // an answer for a host the field no longer names
+    m_hostLookupId = -1;
+    if (info.error() == QHostInfo::NoError && !info.addresses().isEmpty()) {
+        m_hostWarning->hide();
+        return;
+    }
+    m_hostWarning->setText(tr("The host “%1” does not resolve (%2). Deliveries and the validation "
+                              "handshake fail (ResolutionError) until it does; EventDesk keeps retrying.")
+                               .arg(m_lookupHost, info.errorString()));
+    m_hostWarning->show();
+}
+
 void SubscriptionEditor::applyErrorPalette()
 {
     const QColor color = errorTextColor(palette());
@@ -1187,6 +1245,9 @@ void SubscriptionEditor::applyErrorPalette()
     for (QLabel *label : std::as_const(m_errorLabels))
         paint(label);
     paint(m_saveErrorLabel);
+    QPalette warning = m_hostWarning->palette();
+    warning.setColor(QPalette::WindowText, outcomeColor(DeliveryOutcome::Busy)); // amber: a warning
+    m_hostWarning->setPalette(warning);
 }
 
 void SubscriptionEditor::changeEvent(QEvent *event)

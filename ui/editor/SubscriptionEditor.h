@@ -11,11 +11,13 @@ class QCheckBox;
 class QComboBox;
 class QFormLayout;
 class QGroupBox;
+class QHostInfo;
 class QLabel;
 class QLineEdit;
 class QPushButton;
 class QScrollArea;
 class QTableView;
+class QTimer;
 
 namespace EventDesk::Ui {
 
@@ -119,6 +121,11 @@ private:
     void onRevertClicked();
     void rebuildSchemaChoices();
     void applyErrorPalette();
+    // A host name that does not resolve is worth knowing before saving (deliveries would end
+    // ResolutionError), but not an error: the host may come up later. Looked up off the GUI thread.
+    void scheduleHostLookup();
+    void lookUpHost();
+    void onHostLookedUp(const QHostInfo &info);
 
     EventSchema m_topicInputSchema = EventSchema::EventGrid;
     QString m_topicName;
@@ -179,6 +186,11 @@ private:
 
     QMap<Field, QLabel *> m_errorLabels;
     QMap<Field, QWidget *> m_fieldWidgets;
+
+    QLabel *m_hostWarning = nullptr;
+    QTimer *m_hostLookupTimer = nullptr;
+    int m_hostLookupId = -1;
+    QString m_lookupHost; // the host of the lookup under way
 };
 
 } // namespace EventDesk::Ui

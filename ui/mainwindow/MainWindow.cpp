@@ -187,8 +187,9 @@ void MainWindow::createActions()
     m_secretStorageAction->setToolTip(tr("Where secret header values, topic keys and storage keys are kept"));
     connect(m_secretStorageAction, &QAction::triggered, this, &MainWindow::chooseSecretStorage);
 
-    m_revalidateAction = new QAction(QIcon::fromTheme(u"view-refresh"_s), tr("&Validate Endpoint Again"), this);
-    m_revalidateAction->setToolTip(tr("Run the endpoint validation handshake of this subscription again"));
+    m_revalidateAction = new QAction(QIcon::fromTheme(u"view-refresh"_s), tr("&Validate Now"), this);
+    m_revalidateAction->setToolTip(tr("Send the endpoint validation handshake of this subscription now, "
+                                      "without waiting for the next scheduled attempt"));
     connect(m_revalidateAction, &QAction::triggered, this, [this] {
         const QString subscription = selectedSubscription();
         QPointer<MainWindow> self(this);
@@ -231,7 +232,7 @@ void MainWindow::createViews()
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(WorkspaceTreeModel::NameColumn, QHeaderView::Interactive);
     m_tree->header()->setSectionResizeMode(WorkspaceTreeModel::StateColumn, QHeaderView::Stretch);
-    m_tree->setColumnWidth(WorkspaceTreeModel::NameColumn, 190);
+    m_tree->setColumnWidth(WorkspaceTreeModel::NameColumn, 150);
     m_tree->setColumnWidth(WorkspaceTreeModel::BacklogColumn, 64);
     m_tree->setColumnWidth(WorkspaceTreeModel::DeadLetterColumn, 84);
     m_tree->addAction(m_deleteAction);
@@ -319,7 +320,7 @@ void MainWindow::createViews()
     m_splitter->addWidget(m_tabs);
     m_splitter->setStretchFactor(0, 0);
     m_splitter->setStretchFactor(1, 1);
-    m_splitter->setSizes({560, 1000});
+    m_splitter->setSizes({700, 900});
     setCentralWidget(m_splitter);
 
     m_listenLabel = new QLabel;
@@ -724,6 +725,13 @@ void MainWindow::saveSubscription(const EventSubscription &subscription)
         }
         self->updateActions();
         self->statusBar()->showMessage(tr("Saved subscription %1").arg(subscription.name), 5000);
+        // Editing a subscription whose endpoint is not validated asks again at once (a changed
+        // endpoint is validated again by the engine anyway): the edit may be the fix.
+        for (const SubscriptionSnapshot &state : std::as_const(self->m_lastSnapshot.subscriptions)) {
+            if (state.topic == topicName && state.subscription == subscription.name && subscription.validationEnabled
+                && state.provisioningState != ProvisioningState::Succeeded)
+                self->m_host.revalidateSubscription(topicName, subscription.name, [](const Expected<void> &) {});
+        }
     });
 }
 

@@ -10,6 +10,9 @@
 #include <QPixmap>
 #include <QPalette>
 
+#include <algorithm>
+#include <limits>
+
 using namespace Qt::StringLiterals;
 
 namespace EventDesk::Ui {
@@ -270,6 +273,34 @@ QVariant WorkspaceTreeModel::topicData(const TopicRow &topic, int column, int ro
     return {};
 }
 
+QString WorkspaceTreeModel::provisioningText(const SubscriptionSnapshot &state) const
+{
+    QString text;
+    switch (state.provisioningState) {
+    case ProvisioningState::Creating:
+        if (state.endpointUnreachable.isEmpty())
+            text = tr("Validating endpoint…");
+        else if (state.nextValidationMs <= 0)
+            text = tr("Waiting for endpoint (%1) · validating now").arg(state.endpointUnreachable);
+        else
+            text = tr("Waiting for endpoint (%1) · retry in %2")
+                       .arg(state.endpointUnreachable,
+                            formatDuration(std::max<qint64>(0, state.nextValidationMs - m_nowMs)));
+        break;
+    case ProvisioningState::AwaitingManualActionValidation:
+        text = tr("Awaiting manual validation");
+        break;
+    case ProvisioningState::Failed:
+        text = tr("Validation failed");
+        break;
+    case ProvisioningState::Succeeded:
+        break;
+    }
+    if (state.held > 0)
+        text += u" · "_s + tr("%n held", nullptr, int(std::min<qint64>(state.held, std::numeric_limits<int>::max())));
+    return text;
+}
+
 QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const SubscriptionRow &subscription,
                                               int column, int role) const
 {
@@ -292,16 +323,8 @@ QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const Subsc
             if (!subscription.enabled)
                 return tr("Disabled");
             // Endpoint validation comes first: nothing is delivered until it succeeded.
-            switch (state.provisioningState) {
-            case ProvisioningState::Creating:
-                return tr("Validating endpoint…");
-            case ProvisioningState::AwaitingManualActionValidation:
-                return tr("Awaiting manual validation");
-            case ProvisioningState::Failed:
-                return tr("Validation failed");
-            case ProvisioningState::Succeeded:
-                break;
-            }
+            if (state.provisioningState != ProvisioningState::Succeeded)
+                return provisioningText(state);
             if (state.probationState == ProbationTracker::State::InProbation)
                 return tr("Probation until %1 (%2)")
                     .arg(formatClock(state.probationUntilMs), deliveryOutcomeName(state.probationCause));
@@ -323,6 +346,10 @@ QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const Subsc
                           .arg(state.backlog);
         if (state.provisioningState != ProvisioningState::Succeeded) {
             tip += u'\n' + tr("Provisioning state: %1").arg(provisioningStateName(state.provisioningState));
+            if (state.held > 0)
+                tip += u'\n'
+                    + tr("%n event(s) held: delivered once the endpoint is validated, dead-lettered at their "
+                         "time to live.", nullptr, int(std::min<qint64>(state.held, std::numeric_limits<int>::max())));
             if (!state.provisioningMessage.isEmpty())
                 tip += u'\n' + state.provisioningMessage;
             if (!state.validationUrl.isEmpty())
@@ -356,6 +383,11 @@ QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const Subsc
         if (column == NameColumn) {
             if (!subscription.enabled)
                 return statusLight(QApplication::palette().color(QPalette::Disabled, QPalette::Text));
+            // The light agrees with the state text: not validated is not healthy.
+            if (state.provisioningState == ProvisioningState::Failed)
+                return statusLight(outcomeColor(DeliveryOutcome::BadRequest));
+            if (state.provisioningState != ProvisioningState::Succeeded)
+                return statusLight(outcomeColor(DeliveryOutcome::Busy));
             return statusLight(inProbation ? outcomeColor(state.probationCause)
                                            : outcomeColor(DeliveryOutcome::Delivered));
         }

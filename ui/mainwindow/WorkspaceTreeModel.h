@@ -58,6 +58,7 @@ private:
     };
 
     QVariant topicData(const TopicRow &topic, int column, int role) const;
+    QString provisioningText(const SubscriptionSnapshot &state) const;
     QVariant subscriptionData(const TopicRow &topic, const SubscriptionRow &subscription, int column,
                               int role) const;
 

@@ -178,16 +178,20 @@ void TestDashboard::selectionFiltersToOneSubscription()
         c.delivered += 40;
         b.backlog = 7;
         c.probationState = ProbationTracker::State::InProbation;
+        c.backlog = 4;
+        c.held = 4; // c's endpoint is not validated yet
     }
     view.refresh();
     QCOMPARE(view.chartPoints(u"Delivered"_s).last().y(), 70.0);
     QCOMPARE(view.headline(u"In probation"_s), u"1 of 3"_s);
+    QCOMPARE(view.headline(u"Held"_s), QLocale().toString(4));
 
     view.setSelection(u"orders"_s, u"b"_s);
     QCOMPARE(view.chartPoints(u"Delivered"_s).last().y(), 20.0);
     QCOMPARE(view.chartPoints(u"Backlog"_s).last().y(), 7.0);
     QCOMPARE(view.headline(u"Delivered"_s), QLocale().toString(40));
     QCOMPARE(view.headline(u"In probation"_s), u"No"_s);
+    QCOMPARE(view.headline(u"Held"_s), QLocale().toString(0));
     QCOMPARE(view.probationTimeline()->rows().size(), 3);
 
     view.setSelection(u"orders"_s, QString());

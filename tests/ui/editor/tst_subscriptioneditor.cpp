@@ -162,6 +162,7 @@ private Q_SLOTS:
     void ttlShownInHours();
     void nameRule();
     void existingNameIsReadOnly();
+    void endpointHostThatDoesNotResolveIsFlagged();
     void batchingOffByDefault();
     void batchingRangeNamesLimit();
     void headerRulesRefused();
@@ -409,6 +410,28 @@ void TestSubscriptionEditor::nameRule()
     auto *endpointError = child<QLabel>(&editor, u"endpointError"_s);
     QVERIFY(endpointError->isVisible());
     QVERIFY2(endpointError->text().contains(u"http or https"_s), qPrintable(endpointError->text()));
+}
+
+// A host that does not resolve (".invalid" never does, RFC 2606) is flagged before saving, as a
+// warning that does not block the save: the host may come up later.
+void TestSubscriptionEditor::endpointHostThatDoesNotResolveIsFlagged()
+{
+    SubscriptionEditor editor;
+    editor.setSubscription(makeTopic(), minimalSubscription(), true);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowActive(&editor));
+    auto *endpoint = child<QLineEdit>(&editor, u"endpointEdit"_s);
+    auto *warning = child<QLabel>(&editor, u"endpointHostWarning"_s);
+    auto *save = child<QPushButton>(&editor, u"saveButton"_s);
+
+    retype(endpoint, u"http://nowhere.invalid/hook"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(warning->isVisible(), 20'000);
+    QVERIFY2(warning->text().contains(u"“nowhere.invalid” does not resolve"_s), qPrintable(warning->text()));
+    QVERIFY(save->isEnabled());
+
+    // The warning goes as soon as the field changes.
+    retype(endpoint, u"http://127.0.0.1:7071/api/hook"_s);
+    QVERIFY(!warning->isVisible());
 }
 
 void TestSubscriptionEditor::existingNameIsReadOnly()

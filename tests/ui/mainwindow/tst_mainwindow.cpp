@@ -12,6 +12,8 @@
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QFile>
+#include <QIcon>
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -142,6 +144,7 @@ private Q_SLOTS:
     void failingReceiverDeadLetterResubmitted();
     void secretHeaderGoesToSecretStoreNotWorkspace();
     void treeShowsProvisioningState();
+    void treeShowsWaitingEndpointAndHeldEvents();
     void topicAccessKeyRequiredAfterSettingIt();
 };
 
@@ -331,6 +334,50 @@ void tst_MainWindow::treeShowsProvisioningState()
                  .data()
                  .toString(),
              u"Healthy"_s);
+}
+
+// A webhook that is not up yet: the state says why, when the next handshake goes out and how many
+// events wait for it; the light is amber, not green.
+void tst_MainWindow::treeShowsWaitingEndpointAndHeldEvents()
+{
+    const QByteArray json = QJsonDocument(QJsonObject{
+        {u"topics"_s, QJsonArray{QJsonObject{
+                          {u"name"_s, u"orders"_s},
+                          {u"eventSubscriptions"_s,
+                           QJsonArray{subscriptionJson(u"late"_s, u"http://127.0.0.1:7071/hook"_s, true)}}}}}})
+                                .toJson();
+    auto workspace = Workspace::fromJson(json, u"workspace.json"_s);
+    QVERIFY2(workspace.hasValue(), qPrintable(workspace.error()));
+    Ui::WorkspaceTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setWorkspace(workspace.value());
+
+    EngineSnapshot snapshot;
+    snapshot.nowMs = 1'000'000;
+    SubscriptionSnapshot late;
+    late.topic = u"orders"_s;
+    late.subscription = u"late"_s;
+    late.provisioningState = ProvisioningState::Creating;
+    late.provisioningMessage = u"endpoint unreachable: connection refused; next validation attempt in 30 s"_s;
+    late.endpointUnreachable = u"connection refused"_s;
+    late.nextValidationMs = snapshot.nowMs + 20'000;
+    late.backlog = 3;
+    late.held = 3;
+    snapshot.subscriptions = {late};
+    model.applySnapshot(snapshot);
+
+    const QModelIndex row = model.subscriptionIndex(u"orders"_s, u"late"_s);
+    const QModelIndex state = row.siblingAtColumn(Ui::WorkspaceTreeModel::StateColumn);
+    QCOMPARE(state.data().toString(), u"Waiting for endpoint (connection refused) · retry in 20 s · 3 held"_s);
+    QVERIFY(state.data(Qt::ToolTipRole).toString().contains(u"3 event(s) held"_s));
+    QVERIFY(state.data(Qt::ToolTipRole).toString().contains(late.provisioningMessage));
+    const QColor light = row.data(Qt::DecorationRole).value<QIcon>().pixmap(16, 16).toImage().pixelColor(8, 8);
+    QVERIFY2(light.red() > light.green(), qPrintable(light.name())); // amber, not green
+
+    late.nextValidationMs = 0; // the handshake is under way
+    snapshot.subscriptions = {late};
+    model.applySnapshot(snapshot);
+    QCOMPARE(state.data().toString(), u"Waiting for endpoint (connection refused) · validating now · 3 held"_s);
 }
 
 void tst_MainWindow::topicAccessKeyRequiredAfterSettingIt()
