@@ -333,6 +333,7 @@ private Q_SLOTS:
     void busyHandshake_retried_explicitRefusalIsNot();
     void heldEvents_timeToLiveRunsOut_deadLetteredWithValidationOutcome();
     void failedSubscription_validatedAgainAtRestart();
+    void heldEvents_everyAcceptedEventEndsWithAFate();
     void cloudEventsAllowedRate_requestsSpacedToTheRate();
     void validationSwitchedOff_noHandshake();
     void provisioningState_survivesRestart_noSecondHandshake();
@@ -574,6 +575,53 @@ void EndpointTest::heldEvents_timeToLiveRunsOut_deadLetteredWithValidationOutcom
         QCOMPARE(record[u"lastDeliveryOutcome"_s].toString(), u"EndpointValidationPending"_s);
         QCOMPARE(record[u"deliveryAttempts"_s].toInt(), 0);
     }
+}
+
+// The invariant: every accepted event ends delivered, dead-lettered or dropped with a reason; none
+// stays pending. Two events outlive their TTL while the endpoint is down, two are delivered once
+// it is up, one is published to a Failed subscription.
+void EndpointTest::heldEvents_everyAcceptedEventEndsWithAFate()
+{
+    const quint16 latePort = closedLoopbackPort();
+    Subscription late{u"orders"_s, u"sub-late"_s, u"answer"_s, u"EventGridSchema"_s, true,
+                      u"http://127.0.0.1:%1/receivers/answer"_s.arg(latePort)};
+    late.timeToLiveMinutes = 10;
+    late.deadLetter = true;
+    Harness harness({late, {u"cloud"_s, u"sub-no"_s, u"refuse"_s, u"CloudEventSchemaV1_0"_s}},
+                    {AnsweringReceiver, RefusingReceiver});
+    QVERIFY(harness.start());
+    QTRY_COMPARE_WITH_TIMEOUT(harness.state(u"sub-no"_s), ProvisioningState::Failed, WaitMs);
+
+    QCOMPARE(harness.publish(u"orders"_s, eventGridEvents(u"early-1"_s), "application/json").status, 200);
+    QCOMPARE(harness.publish(u"orders"_s, eventGridEvents(u"early-2"_s), "application/json").status, 200);
+    const QByteArray cloudEvent = R"({"specversion":"1.0","id":"c1","source":"/test","type":"Test.Created"})";
+    QCOMPARE(harness.publish(u"cloud"_s, cloudEvent, "application/cloudevents+json").status, 200);
+    harness.clock.advanceMs(8 * Minute);
+    QCOMPARE(harness.publish(u"orders"_s, eventGridEvents(u"later-1"_s), "application/json").status, 200);
+    QCOMPARE(harness.publish(u"orders"_s, eventGridEvents(u"later-2"_s), "application/json").status, 200);
+    harness.clock.advanceMs(2 * Minute); // the early ones' TTL runs out
+    QTRY_COMPARE_WITH_TIMEOUT(
+        harness.subscription(u"sub-late"_s).deadLetteredByReason.value(DeadLetterReason::TimeToLiveExceeded),
+        quint64(2), WaitMs);
+    QCOMPARE(harness.subscription(u"sub-late"_s).held, qint64(2));
+
+    TopicEndpoint webhook(harness.engine.get(), [](const QString &) { return QString(); });
+    QVERIFY(webhook.listen(QHostAddress::LocalHost, latePort).hasValue());
+    // The next handshake (at most 5 min away) comes before the later ones' TTL (8 min away).
+    const qint64 nextHandshake = harness.subscription(u"sub-late"_s).nextValidationMs;
+    QVERIFY(nextHandshake > harness.clock.nowMs() && nextHandshake <= harness.clock.nowMs() + 5 * Minute);
+    harness.clock.advanceMs(nextHandshake - harness.clock.nowMs());
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-late"_s).delivered, quint64(2), WaitMs);
+
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-no"_s)
+                                  .droppedByReason.value(DeadLetterReason::EndpointValidationFailed),
+                              quint64(1), WaitMs);
+    const SubscriptionSnapshot orders = harness.subscription(u"sub-late"_s);
+    QCOMPARE(orders.delivered + orders.deadLetteredByReason.value(DeadLetterReason::TimeToLiveExceeded), quint64(4));
+    QCOMPARE(orders.backlog + orders.inFlight + orders.deadLetterPending, qint64(0));
+    QCOMPARE(harness.subscription(u"sub-no"_s).backlog, qint64(0));
+    // And in the store: nothing unfinished once the state changes are committed.
+    QTRY_COMPARE_WITH_TIMEOUT(harness.store().loadUnfinishedDeliveries().value().size(), qsizetype(0), WaitMs);
 }
 
 // Failed is not forever: at the next start the subscription is validated again.
