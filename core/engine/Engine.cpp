@@ -94,6 +94,7 @@ QString transportFailure(const QNetworkReply *reply)
         return reply->errorString();
     }
 }
+
 // CloudEvents abuse protection: the origin Event Grid announces in WebHook-Request-Origin.
 constexpr QByteArrayView EventGridOrigin = "eventgrid.azure.net";
 
@@ -2257,6 +2258,7 @@ void Engine::setProvisioning(Subscription &subscription, ProvisioningState state
     record.message = message;
     if (state != ProvisioningState::Creating)
         resetUnreachable(subscription);
+    subscription.nextRequestAllowedMs = 0; // a new verdict, perhaps a new WebHook-Allowed-Rate
     if (state == ProvisioningState::AwaitingManualActionValidation)
         record.expiresMs = now + ManualValidationWindowMs;
     else if (state == ProvisioningState::Succeeded)
