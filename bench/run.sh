@@ -37,17 +37,25 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM # so that the EXIT trap stops nginx when interrupted
 
-# A free block of loopback ports: one for benchmarks 1, 2 and 5, 100 for benchmark 6.
-# A port counts as free when nothing answers a connect on it.
-free_port() {
-    local candidate
+# Loopback ports for nginx: one for benchmarks 1, 2 and 5, a block of 100 for benchmark 6. They
+# are taken below the ephemeral range, where no outgoing connection (of an earlier run, say) can
+# hold one, and nothing may answer a connect on them. free_block COUNT prints the first of COUNT
+# such consecutive ports.
+ephemeral_start=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+free_block() {
+    local count=$1 base candidate
     while :; do
-        candidate=$((40000 + RANDOM % 20000))
-        (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null || { echo "$candidate"; return; }
+        base=$((10000 + RANDOM % (ephemeral_start - 10000 - count)))
+        for ((candidate = base; candidate < base + count; candidate++)); do
+            (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null && continue 2
+        done
+        echo "$base"
+        return
     done
 }
-port=$(free_port)
-multi_base=$((20000 + RANDOM % 20000))
+multi_base=$(free_block 100)
+port=$(free_block 1)
+while ((port >= multi_base && port < multi_base + 100)); do port=$(free_block 1); done
 
 {
     echo "worker_processes 1;"
