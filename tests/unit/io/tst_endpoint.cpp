@@ -4,6 +4,8 @@
 // handshake), the validation URL, deliveries waiting until validation succeeds, the built-in
 // test receivers provoking SPEC §7 outcomes, and GET /metrics.
 
+#include "DeadLetterFiles.h"
+
 #include "engine/Clock.h"
 #include "engine/Engine.h"
 #include "io/DeadLetterSink.h"
@@ -13,7 +15,6 @@
 #include "store/SqliteDeliveryStore.h"
 
 #include <QDeadlineTimer>
-#include <QDirIterator>
 #include <QTcpServer>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -144,20 +145,10 @@ public:
 
     void setReceivers(QJsonArray receivers) { m_receivers = std::move(receivers); } // from the next start()
 
-    // The dead-letter records written to the local container, as JSON objects.
+    // The dead-letter records written to the local container.
     QList<QJsonObject> deadLetterRecords() const
     {
-        QList<QJsonObject> records;
-        QDirIterator files(m_directory.filePath(u"deadletters"_s), {u"*.json"_s}, QDir::Files,
-                           QDirIterator::Subdirectories);
-        while (files.hasNext()) {
-            QFile file(files.next());
-            if (file.open(QIODevice::ReadOnly)) {
-                for (const QJsonValue &record : QJsonDocument::fromJson(file.readAll()).array())
-                    records.append(record.toObject());
-            }
-        }
-        return records;
+        return Testing::deadLetterRecordsBelow(m_directory.filePath(u"deadletters"_s));
     }
 
     HttpAnswer get(const QUrl &url) { return send(network.get(QNetworkRequest(url))); }
