@@ -428,6 +428,8 @@ void TestSubscriptionEditor::endpointHostThatDoesNotResolveIsFlagged()
     QTRY_VERIFY_WITH_TIMEOUT(warning->isVisible(), 20'000);
     QVERIFY2(warning->text().contains(u"“nowhere.invalid” does not resolve"_s), qPrintable(warning->text()));
     QVERIFY(save->isEnabled());
+    editor.resize(1000, 500);
+    saveShot(&editor, u"unresolvable-host"_s);
 
     // The warning goes as soon as the field changes.
     retype(endpoint, u"http://127.0.0.1:7071/api/hook"_s);
