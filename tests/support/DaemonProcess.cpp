@@ -12,7 +12,6 @@
 #include <QNetworkRequest>
 #include <QRegularExpression>
 #include <QSaveFile>
-#include <QTcpServer>
 #include <QTimer>
 
 #include <utility>
@@ -360,16 +359,6 @@ qint64 storeScalar(const QString &workspaceDir, const QString &sql)
         return -1;
     }
     return value;
-}
-
-quint16 closedLoopbackPort()
-{
-    QTcpServer server;
-    if (!server.listen(QHostAddress::LocalHost, 0))
-        return 0;
-    const quint16 port = server.serverPort();
-    server.close();
-    return port;
 }
 
 } // namespace EventDesk::Testing

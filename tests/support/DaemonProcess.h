@@ -1,5 +1,7 @@
 #pragma once
 
+#include "LoopbackPort.h"
+
 #include <QByteArray>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -128,7 +130,5 @@ QByteArray eventBatch(const QStringList &ids);
 // (no store yet, or a query error), which is printed with qWarning.
 qint64 storeScalar(const QString &workspaceDir, const QString &sql);
 
-// A loopback TCP port that nothing listens on (bound and released at once).
-quint16 closedLoopbackPort();
 
 } // namespace EventDesk::Testing

@@ -1215,7 +1215,6 @@ void SubscriptionEditor::lookUpHost()
     if (!url.isValid() || (url.scheme() != "http"_L1 && url.scheme() != "https"_L1) || host.isEmpty()
         || !QHostAddress(host).isNull())
         return;
-    m_lookupHost = host;
     m_hostLookupId = QHostInfo::lookupHost(host, this, &SubscriptionEditor::onHostLookedUp);
 }
 
@@ -1230,7 +1229,7 @@ void SubscriptionEditor::onHostLookedUp(const QHostInfo &info)
     }
     m_hostWarning->setText(tr("The host “%1” does not resolve (%2). Deliveries and the validation "
                               "handshake fail (ResolutionError) until it does; EventDesk keeps retrying.")
-                               .arg(m_lookupHost, info.errorString()));
+                               .arg(info.hostName(), info.errorString()));
     m_hostWarning->show();
 }
 

@@ -190,7 +190,6 @@ private:
     QLabel *m_hostWarning = nullptr;
     QTimer *m_hostLookupTimer = nullptr;
     int m_hostLookupId = -1;
-    QString m_lookupHost; // the host of the lookup under way
 };
 
 } // namespace EventDesk::Ui

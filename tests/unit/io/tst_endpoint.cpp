@@ -5,6 +5,7 @@
 // test receivers provoking SPEC §7 outcomes, and GET /metrics.
 
 #include "DeadLetterFiles.h"
+#include "LoopbackPort.h"
 
 #include "engine/Clock.h"
 #include "engine/Engine.h"
@@ -15,7 +16,6 @@
 #include "store/SqliteDeliveryStore.h"
 
 #include <QDeadlineTimer>
-#include <QTcpServer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -51,14 +51,6 @@ struct Subscription
     int timeToLiveMinutes = 0; // 0: the default policy
     bool deadLetter = false; // the local container "deadletters"
 };
-
-// A loopback port nothing listens on: connecting to it is refused, until a test listens there.
-quint16 closedLoopbackPort()
-{
-    QTcpServer probe;
-    probe.listen(QHostAddress::LocalHost, 0);
-    return probe.serverPort();
-}
 
 struct HttpAnswer
 {
@@ -468,7 +460,7 @@ void EndpointTest::cloudEventsHandshake_refused_failsAndHeldEventsDropped()
 // meanwhile are held, then delivered once the endpoint answers the handshake.
 void EndpointTest::unreachableEndpoint_validationRetriedWithBackoff_heldEventsDeliveredOnceUp()
 {
-    const quint16 latePort = closedLoopbackPort();
+    const quint16 latePort = Testing::closedLoopbackPort();
     const QString lateUrl = u"http://127.0.0.1:%1/receivers/answer"_s.arg(latePort);
     Harness harness({{u"orders"_s, u"sub-late"_s, u"answer"_s, u"EventGridSchema"_s, true, lateUrl}},
                     {AnsweringReceiver});
@@ -540,7 +532,7 @@ void EndpointTest::busyHandshake_retried_explicitRefusalIsNot()
 void EndpointTest::heldEvents_timeToLiveRunsOut_deadLetteredWithValidationOutcome()
 {
     Subscription subscription{u"orders"_s, u"sub-never"_s, u"answer"_s, u"EventGridSchema"_s, true,
-                              u"http://127.0.0.1:%1/hook"_s.arg(closedLoopbackPort())};
+                              u"http://127.0.0.1:%1/hook"_s.arg(Testing::closedLoopbackPort())};
     subscription.timeToLiveMinutes = 1;
     subscription.deadLetter = true;
     Harness harness({subscription}, {AnsweringReceiver});
@@ -573,7 +565,7 @@ void EndpointTest::heldEvents_timeToLiveRunsOut_deadLetteredWithValidationOutcom
 // it is up, one is published to a Failed subscription.
 void EndpointTest::heldEvents_everyAcceptedEventEndsWithAFate()
 {
-    const quint16 latePort = closedLoopbackPort();
+    const quint16 latePort = Testing::closedLoopbackPort();
     Subscription late{u"orders"_s, u"sub-late"_s, u"answer"_s, u"EventGridSchema"_s, true,
                       u"http://127.0.0.1:%1/receivers/answer"_s.arg(latePort)};
     late.timeToLiveMinutes = 10;

@@ -1,0 +1,11 @@
+#pragma once
+
+#include <QtGlobal>
+
+namespace EventDesk::Testing {
+
+// A loopback TCP port that nothing listens on (bound and released at once): connecting to it is
+// refused until a test listens there. 0 if no port could be bound.
+quint16 closedLoopbackPort();
+
+} // namespace EventDesk::Testing
