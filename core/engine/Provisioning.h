@@ -2,6 +2,7 @@
 
 #include "../Expected.h"
 
+#include <QByteArrayView>
 #include <QList>
 #include <QString>
 
@@ -17,6 +18,9 @@ enum class ProvisioningState {
 };
 
 QString provisioningStateName(ProvisioningState state);
+
+// CloudEvents abuse protection: the origin Event Grid announces in WebHook-Request-Origin.
+inline constexpr QByteArrayView EventGridOrigin = "eventgrid.azure.net";
 
 // What is kept of a subscription's validation across restarts, so that a validated endpoint is
 // not validated again at every start. The fingerprint names what was validated (endpoint URL and

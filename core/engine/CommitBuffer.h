@@ -1,0 +1,55 @@
+#pragma once
+
+#include "../Expected.h"
+#include "../store/DeliveryStore.h"
+
+#include <QTimer>
+
+#include <utility>
+#include <vector>
+
+namespace EventDesk {
+
+class EngineSignals;
+
+// Group commit of the state changes that follow a delivery (SPEC D1 is about publishes, which
+// are committed before they are acknowledged, see Ingest): changes are buffered and committed
+// together a few milliseconds after the first one. Losing them in a crash only re-delivers,
+// which at-least-once allows. A commit that fails keeps everything buffered and is tried again
+// a second later: nothing accepted is lost.
+class CommitBuffer
+{
+public:
+    CommitBuffer(DeliveryStore *store, EngineSignals &signals, int flushIntervalMs);
+
+    // Under the state lock, on any thread.
+    void update(const DeliveryRecord &record) { m_batch.updates.append(record); }
+    void finished(const FinishedDelivery &finished) { m_batch.finished.append(finished); }
+    void deadLettered(DeadLetterEntry entry) { m_batch.deadLetters.append(std::move(entry)); }
+    // A drop record names the event id; the delivery may not hold its event (restored after a
+    // restart): the id is then read from the store at the commit.
+    void dropped(const DroppedEntry &entry, qint64 eventSeq)
+    {
+        m_drops.emplace_back(entry, eventSeq);
+    }
+    void attempt(const AttemptLogEntry &entry) { m_batch.attempts.append(entry); }
+    void probation(const ProbationRecord &record) { m_batch.probation.append(record); }
+
+    // Arms the commit (from a lane: through the engine thread).
+    void schedule();
+    // Commits now (engine thread, under the lock).
+    Expected<void> flush();
+    // Shutdown: the timer is stopped; flush() commits what is left.
+    void stop();
+
+private:
+    DeliveryStore *m_store;
+    EngineSignals &m_signals;
+    int m_flushIntervalMs;
+    StoreBatch m_batch;
+    std::vector<std::pair<DroppedEntry, qint64>> m_drops; // entry, event seq
+    QTimer m_timer; // fires a few ms after a change: not a scheduling decision
+    bool m_armed = false; // m_timer is running (readable from lanes, under the lock)
+};
+
+} // namespace EventDesk
