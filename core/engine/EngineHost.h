@@ -1,46 +1,36 @@
 #pragma once
 
 #include "../Expected.h"
-#include "../model/Workspace.h"
 #include "../io/TestReceiverService.h"
+#include "../model/Workspace.h"
 #include "../store/DeliveryStore.h"
-#include "Engine.h"
 #include "EngineSnapshot.h"
+#include "EngineTypes.h"
+#include "EngineWorker.h"
 
 #include <QObject>
 #include <QString>
 #include <QThread>
 
 #include <functional>
-#include <memory>
 
 namespace EventDesk {
 
-class EngineWorker;
-class SecretCache;
-
-// Runs the engine, its store, its topic endpoint and its HTTP client on a thread of their own, so
-// the GUI never waits on delivery work (ARCHITECTURE.md "Threads"). Calls go in queued; results
-// come back through callbacks run on the caller's thread, and through signals carrying immutable
-// snapshots a few times per second.
+// Runs a workspace's engine, store, topic endpoint and HTTP client (EngineWorker) on a thread of
+// their own, so the GUI never waits on delivery work (ARCHITECTURE.md "Threads"). Calls go in
+// queued; results come back through callbacks run on the caller's thread, and through signals
+// carrying immutable snapshots a few times per second.
+//
+// Each call below is the one thing the GUI may ask of the engine thread, named and typed on
+// purpose: its arguments and result are copied across the thread boundary, and the GUI never
+// holds a reference to an object of the engine thread. All of them go through call(), so none
+// repeats the crossing.
 class EngineHost final : public QObject
 {
     Q_OBJECT
 
 public:
-    struct Config
-    {
-        QString workspaceDirectory;
-        QString listenHost = QStringLiteral("127.0.0.1");
-        quint16 listenPort = 5170; // 0: any free port
-        double timeScale = 1.0;
-        bool jitter = true;
-        int snapshotIntervalMs = 250;
-        // Secret header values, topic keys and storage account keys (README "Secrets"). Load it
-        // (SecretCache::load) before start() so that no delivery goes out without its secret
-        // headers; reload it after applyWorkspace(). Null: no secrets.
-        std::shared_ptr<SecretCache> secrets;
-    };
+    using Config = EngineWorker::Settings;
 
     explicit EngineHost(QObject *parent = nullptr);
     ~EngineHost() override;
@@ -60,11 +50,14 @@ public:
     void publish(const QString &topic, const QByteArray &body, const QByteArray &contentType,
                  std::function<void(const PublishResult &)> done);
     // Validates, saves workspace.json and applies the new configuration to the running engine.
-    void applyWorkspace(const Workspace &workspace, std::function<void(const Expected<void> &)> done);
-    void resubmitDeadLetters(const QList<qint64> &ids, std::function<void(const ResubmitResult &)> done);
+    void applyWorkspace(const Workspace &workspace,
+                        std::function<void(const Expected<void> &)> done);
+    void resubmitDeadLetters(const QList<qint64> &ids,
+                             std::function<void(const ResubmitResult &)> done);
     void resubmitDeadLetters(const DeadLetterQuery &query,
                              std::function<void(const ResubmitResult &)> done);
-    void removeDeadLetters(const QList<qint64> &ids, std::function<void(const Expected<void> &)> done);
+    void removeDeadLetters(const QList<qint64> &ids,
+                           std::function<void(const Expected<void> &)> done);
     // Test receivers: the requests a receiver recorded with a sequence number above afterSequence
     // (0: all it still holds, oldest first; at most 1000 per receiver).
     void receiverRecords(const QString &receiver, quint64 afterSequence,
@@ -89,6 +82,13 @@ Q_SIGNALS:
     void storeError(const QString &message);
 
 private:
+    // Runs work on the engine thread; it hands its result to reply (on any thread, once), which
+    // done then receives on this object's thread. When no engine runs, done gets stopped at once.
+    template<typename Result>
+    void
+    call(std::function<void(EngineWorker &worker, std::function<void(const Result &)> reply)> work,
+         std::function<void(const Result &)> done, const Result &stopped);
+
     QThread m_thread;
     EngineWorker *m_worker = nullptr;
     Config m_config;
@@ -98,4 +98,3 @@ private:
 };
 
 } // namespace EventDesk
-

@@ -1,0 +1,103 @@
+#pragma once
+
+#include "../Expected.h"
+#include "../io/TestReceiverService.h"
+#include "../model/Workspace.h"
+#include "../store/DeliveryStore.h"
+#include "EngineSnapshot.h"
+
+#include <QList>
+#include <QObject>
+#include <QString>
+
+#include <functional>
+#include <memory>
+
+class QNetworkAccessManager;
+class QTimer;
+
+namespace EventDesk {
+
+class AzureBlobDeadLetterSink;
+class Clock;
+class DeadLetterRouter;
+class Engine;
+class FolderDeadLetterSink;
+class ProvisioningFile;
+class SecretCache;
+class SqliteDeliveryStore;
+class TopicEndpoint;
+
+// Everything of an open workspace that lives on the engine thread: store, clock, access manager,
+// dead-letter sinks, engine and topic endpoint. Created on that thread (EngineHost), so its
+// timers and sockets belong to that thread's event loop. It reports through its signals only;
+// EngineHost carries them to the GUI thread.
+class EngineWorker final : public QObject
+{
+    Q_OBJECT
+
+public:
+    struct Settings
+    {
+        QString workspaceDirectory;
+        QString listenHost = QStringLiteral("127.0.0.1");
+        quint16 listenPort = 5170; // 0: any free port
+        double timeScale = 1.0;
+        bool jitter = true;
+        int snapshotIntervalMs = 250;
+        // Secret header values, topic keys and storage account keys (README "Secrets"). Load it
+        // (SecretCache::load) before start() so that no delivery goes out without its secret
+        // headers; reload it after applyWorkspace(). Null: no secrets.
+        std::shared_ptr<SecretCache> secrets;
+    };
+    struct StartResult
+    {
+        QString error;
+        QString listenUrl;
+        Workspace workspace;
+    };
+
+    EngineWorker();
+    ~EngineWorker() override;
+
+    StartResult start(const Settings &settings);
+    void shutdown();
+
+    // The workspace folder, once started.
+    const QString &directory() const { return m_directory; }
+    Engine &engine() { return *m_engine; }
+    SqliteDeliveryStore &store() { return *m_store; }
+    // Reads a dead letter's blob from its destination (the local container or Azure Storage).
+    void readDeadLetterBlob(const DeadLetterDestination &destination, const QString &blobPath,
+                            std::function<void(const Expected<QByteArray> &)> done);
+    QList<ReceivedRequest> receiverRecords(const QString &receiver, quint64 afterSequence) const;
+
+Q_SIGNALS:
+    // A few times per second: the engine's snapshot and the attempts logged since the last one.
+    void snapshotReady(const EventDesk::EngineSnapshot &snapshot);
+    void attemptsLogged(const QList<EventDesk::AttemptLogEntry> &entries);
+    // Requests the test receivers recorded (batched, at most ten times a second).
+    void receiverRequestsRecorded(const QList<EventDesk::ReceivedRequest> &records);
+    void storeError(const QString &message);
+
+private:
+    void emitSnapshot();
+    void recordReceived(const ReceivedRequest &record);
+
+    std::unique_ptr<SqliteDeliveryStore> m_store;
+    std::unique_ptr<Clock> m_clock;
+    std::unique_ptr<QNetworkAccessManager> m_network;
+    std::unique_ptr<FolderDeadLetterSink> m_folderSink;
+    std::unique_ptr<AzureBlobDeadLetterSink> m_azureBlobSink;
+    std::unique_ptr<DeadLetterRouter> m_sink;
+    std::unique_ptr<ProvisioningFile> m_provisioning; // outlives the engine that writes to it
+    std::unique_ptr<Engine> m_engine;
+    std::unique_ptr<TopicEndpoint> m_endpoint;
+    std::unique_ptr<QTimer> m_snapshotTimer;
+    QList<AttemptLogEntry> m_attempts;
+    QList<ReceivedRequest> m_receivedRequests;
+    bool m_receivedFlushQueued = false;
+    QString m_directory;
+};
+
+} // namespace EventDesk
