@@ -6,8 +6,8 @@
 #include "io/AzureBlobDeadLetterSink.h"
 #include "io/DeadLetterSink.h"
 #include "io/SecretCache.h"
-#include "io/SecretStore.h"
 #include "model/Workspace.h"
+#include "secrets/SecretStore.h"
 
 #include <QFile>
 #include <QFileInfo>
