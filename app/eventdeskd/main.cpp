@@ -7,10 +7,10 @@
 #include "io/DeadLetterSink.h"
 #include "io/ProvisioningFile.h"
 #include "io/SecretCache.h"
-#include "io/SecretStore.h"
 #include "io/TopicEndpoint.h"
 #include "io/WorkspaceFolder.h"
 #include "keychain/KeychainSecretStore.h"
+#include "secrets/SecretStore.h"
 #include "store/SqliteDeliveryStore.h"
 
 #include <QCommandLineParser>

@@ -1,6 +1,7 @@
 #include "AzureBlobDeadLetterSink.h"
 
 #include "../Logging.h"
+#include "AzureBlobAddress.h"
 
 #include <QLocale>
 #include <QMessageAuthenticationCode>
@@ -117,53 +118,20 @@ AzureBlobDeadLetterSink::~AzureBlobDeadLetterSink()
     }
 }
 
-QString AzureBlobDeadLetterSink::accountName(const DeadLetterDestination &destination)
-{
-    if (!destination.accountName.isEmpty())
-        return destination.accountName;
-    const QString marker = u"/storageAccounts/"_s;
-    const qsizetype at = destination.resourceId.indexOf(marker, 0, Qt::CaseInsensitive);
-    return at < 0 ? QString() : destination.resourceId.mid(at + marker.size()).section(u'/', 0, 0);
-}
-
-QUrl AzureBlobDeadLetterSink::blobEndpoint(const DeadLetterDestination &destination)
-{
-    if (!destination.blobEndpoint.isEmpty())
-        return destination.blobEndpoint;
-    QUrl url;
-    url.setScheme(u"https"_s);
-    url.setHost(accountName(destination) + u".blob.core.windows.net"_s);
-    return url;
-}
-
-QUrl AzureBlobDeadLetterSink::blobUrl(const DeadLetterDestination &destination,
-                                      const QString &blobPath)
-{
-    QUrl url = blobEndpoint(destination);
-    QString path = url.path(QUrl::FullyEncoded);
-    while (path.endsWith(u'/'))
-        path.chop(1);
-    for (const QString &segment : blobPath.split(u'/'))
-        path += u'/' + QString::fromLatin1(QUrl::toPercentEncoding(segment));
-    url.setPath(path, QUrl::StrictMode);
-    url.setQuery(QString());
-    return url;
-}
-
 Expected<QNetworkRequest>
 AzureBlobDeadLetterSink::signedRequest(const QByteArray &verb,
                                        const DeadLetterDestination &destination,
                                        const QString &blobPath, qint64 contentLength,
                                        const QByteArray &contentType) const
 {
-    const QString account = accountName(destination);
+    const QString account = AzureBlobAddress::accountName(destination);
     if (account.isEmpty())
         return Error(u"the dead-letter destination names no storage account"_s);
     const Expected<QString> key = m_keyProvider ? m_keyProvider(account)
                                                 : Expected<QString>(Error(u"no key provider"_s));
     if (!key)
         return Error(key.error());
-    QNetworkRequest request(blobUrl(destination, blobPath));
+    QNetworkRequest request(AzureBlobAddress::blobUrl(destination, blobPath));
     request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
                          QNetworkRequest::ManualRedirectPolicy);
     request.setTransferTimeout(m_transferTimeoutMs);
@@ -198,11 +166,11 @@ QString AzureBlobDeadLetterSink::describeFailure(QNetworkReply *reply,
                                                  const DeadLetterDestination &destination,
                                                  const QString &blobPath) const
 {
-    const QString account = accountName(destination);
+    const QString account = AzureBlobAddress::accountName(destination);
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (status == 0) {
         return u"blob endpoint %1 of storage account '%2' is unreachable: %3"_s.arg(
-            blobEndpoint(destination).toString(), account, reply->errorString());
+            AzureBlobAddress::blobEndpoint(destination).toString(), account, reply->errorString());
     }
     QString code = QString::fromUtf8(reply->rawHeader("x-ms-error-code"));
     const QByteArray body = reply->readAll();
@@ -218,8 +186,8 @@ QString AzureBlobDeadLetterSink::describeFailure(QNetworkReply *reply,
         && (code == "AuthenticationFailed"_L1
             || serviceMessage.contains("failed to authenticate"_L1, Qt::CaseInsensitive))) {
         return u"wrong account key for storage account '%1': %2 answered 403 AuthenticationFailed "
-               u"(store the account's key1 or key2 again)"_s.arg(account,
-                                                                 blobEndpoint(destination).toString());
+               u"(store the account's key1 or key2 again)"_s.arg(
+                   account, AzureBlobAddress::blobEndpoint(destination).toString());
     }
     if (status == 404 && code == "ContainerNotFound"_L1) {
         return u"container '%1' does not exist in storage account '%2' (create it in the storage "
@@ -271,7 +239,7 @@ void AzureBlobDeadLetterSink::readBlob(const DeadLetterDestination &destination,
         }
         if (status == 404 && finished->rawHeader("x-ms-error-code") == "BlobNotFound") {
             done(Error(u"blob %1 no longer exists in storage account '%2'"_s.arg(
-                blobPath, accountName(destination))));
+                blobPath, AzureBlobAddress::accountName(destination))));
             return;
         }
         done(Error(describeFailure(finished, destination, blobPath)));

@@ -62,13 +62,6 @@ public:
     void readBlob(const DeadLetterDestination &destination, const QString &blobPath,
                   ReadCallback done);
 
-    // destination.accountName, or the account of resourceId ".../storageAccounts/<account>".
-    static QString accountName(const DeadLetterDestination &destination);
-    // destination.blobEndpoint, or https://<account>.blob.core.windows.net.
-    static QUrl blobEndpoint(const DeadLetterDestination &destination);
-    // <blob endpoint>/<container>/<blob name>
-    static QUrl blobUrl(const DeadLetterDestination &destination, const QString &blobPath);
-
     void setTransferTimeoutMs(int milliseconds) { m_transferTimeoutMs = milliseconds; }
 
 private:

@@ -1,7 +1,7 @@
 #include "DeadLetterSink.h"
 
 #include "../Logging.h"
-#include "AzureBlobDeadLetterSink.h"
+#include "AzureBlobAddress.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -102,7 +102,7 @@ QUrl DeadLetterRouter::blobLocation(const DeadLetterDestination &destination,
     case DeadLetterDestination::Kind::LocalFolder:
         return QUrl::fromLocalFile(QDir(localContainerRoot).filePath(blobPath));
     case DeadLetterDestination::Kind::AzureBlob:
-        return AzureBlobDeadLetterSink::blobUrl(destination, blobPath);
+        return AzureBlobAddress::blobUrl(destination, blobPath);
     case DeadLetterDestination::Kind::None:
         break;
     }

@@ -1,7 +1,7 @@
 #include "SecretCache.h"
 
 #include "../Logging.h"
-#include "SecretStore.h"
+#include "../secrets/SecretStore.h"
 
 #include <QMutexLocker>
 #include <QRandomGenerator>

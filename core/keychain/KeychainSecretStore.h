@@ -1,6 +1,6 @@
 #pragma once
 
-#include "io/SecretStore.h"
+#include "secrets/SecretStore.h"
 
 #include <optional>
 

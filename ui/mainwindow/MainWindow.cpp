@@ -8,7 +8,7 @@
 #include "editor/SubscriptionEditor.h"
 #include "keychain/KeychainSecretStore.h"
 #include "io/SecretCache.h"
-#include "io/SecretStore.h"
+#include "secrets/SecretStore.h"
 #include "io/TopicEndpoint.h"
 #include "io/WorkspaceFolder.h"
 #include "log/DeliveryLogView.h"

@@ -5,8 +5,8 @@
 
 #include "DaemonProcess.h"
 #include "ScriptedReceiver.h"
-#include "io/SecretStore.h"
 #include "keychain/KeychainSecretStore.h"
+#include "secrets/SecretStore.h"
 
 #include <QDirIterator>
 #include <QFile>

@@ -6,7 +6,7 @@
 #include "editor/SubscriptionEditor.h"
 #include "mainwindow/MainWindow.h"
 #include "mainwindow/WorkspaceTreeModel.h"
-#include "io/SecretStore.h"
+#include "secrets/SecretStore.h"
 #include "io/TestReceiverService.h"
 
 #include <QAbstractItemModelTester>

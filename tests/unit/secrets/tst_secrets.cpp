@@ -2,11 +2,12 @@
 // synchronous lookups, and Shared Key signing of the Azure Blob dead-letter destination.
 
 #include "FakeNetwork.h"
+#include "io/AzureBlobAddress.h"
 #include "io/AzureBlobDeadLetterSink.h"
 #include "io/DeadLetterSink.h"
 #include "io/SecretCache.h"
-#include "io/SecretStore.h"
 #include "model/Workspace.h"
+#include "secrets/SecretStore.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -652,7 +653,7 @@ void TestSecrets::blobLocation()
     DeadLetterDestination real = azuriteDestination();
     real.blobEndpoint = QUrl();
     real.accountName = u"deadstore"_s;
-    QCOMPARE(AzureBlobDeadLetterSink::blobUrl(real, u"c/SUB/x.json"_s),
+    QCOMPARE(AzureBlobAddress::blobUrl(real, u"c/SUB/x.json"_s),
              QUrl(u"https://deadstore.blob.core.windows.net/c/SUB/x.json"_s));
 }
 
