@@ -4,7 +4,7 @@
 // prints its figures as lines "RESULT|what|measured|baseline|ratio|target|met" that bench/run.sh
 // collects into one table, and free-form "INFO|..." lines.
 
-#include "engine/EngineHost.h"
+#include "host/EngineHost.h"
 #include "engine/EngineSnapshot.h"
 
 #include <QCoreApplication>

@@ -21,10 +21,9 @@ set -euo pipefail
 # The layers, read off the CMake targets' link dependencies (core/CMakeLists.txt and its
 # subdirectories, ui/*/CMakeLists.txt, app/*/CMakeLists.txt): a target's number is above the numbers
 # of the targets it links; two directories with the same number do not link each other.
-#   core/engine and core/io build into one target (eventdesk_core), so CMake does not order them.
-#   io holds the adapters around the engine - TopicEndpoint publishes into Engine,
-#   PrometheusMetrics renders EngineSnapshot, ProvisioningFile reads Provisioning - so io sits
-#   above engine, and the engine reaching into io is a violation.
+#   core/engine is the delivery pipeline; it declares the interfaces its adapters implement
+#   (DeadLetterSink, ProvisioningStore). core/io holds those adapters and the HTTP side, and
+#   core/host wires them into the engine on a thread of its own.
 #   core/secrets (the SecretStore interface and its plain backends) is its own target so that the
 #   keychain backend links that interface and not the whole engine.
 # "dir/..." covers the directory and everything below it; any other row covers one directory.
@@ -35,19 +34,20 @@ core/secrets     1   eventdesk_core_secrets    links core_base
 core/rules       2   eventdesk_core_rules      links core_model
 core/keychain    2   eventdesk_keychain        links core_secrets
 core/store       3   eventdesk_core_store      links core_rules
-core/engine      4   eventdesk_core            links core_store, core_secrets
-core/io          5   eventdesk_core            (the same target as core/engine)
-ui/common        6   eventdesk_ui_common       links eventdesk_core
-ui/editor        7   eventdesk_ui_editor       links ui_common
-ui/send          7   eventdesk_ui_send         links ui_common
-ui/dashboard     7   eventdesk_ui_dashboard    links ui_common
-ui/log           7   eventdesk_ui_log          links ui_common, core_store
-ui/receivers     7   eventdesk_ui_receivers    links ui_common
-ui/deadletters   8   eventdesk_ui_deadletters  links ui_log
-ui/mainwindow    9   eventdesk_ui              links every view and keychain
-app/...          10  eventdesk, eventdeskd     link eventdesk_ui, eventdesk_core, keychain
-bench/...        11  benchmark programs
-tests/...        11  test programs and tests/support
+core/engine      4   eventdesk_core_engine     links core_store
+core/io          5   eventdesk_core_io         links core_engine, core_secrets
+core/host        6   eventdesk_core            links core_io
+ui/common        7   eventdesk_ui_common       links eventdesk_core
+ui/editor        8   eventdesk_ui_editor       links ui_common
+ui/send          8   eventdesk_ui_send         links ui_common
+ui/dashboard     8   eventdesk_ui_dashboard    links ui_common
+ui/log           8   eventdesk_ui_log          links ui_common, core_store
+ui/receivers     8   eventdesk_ui_receivers    links ui_common
+ui/deadletters   9   eventdesk_ui_deadletters  links ui_log
+ui/mainwindow    10  eventdesk_ui              links every view and keychain
+app/...          11  eventdesk, eventdeskd     link eventdesk_ui, eventdesk_core, keychain
+bench/...        12  benchmark programs
+tests/...        12  test programs and tests/support
 '
 
 script_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

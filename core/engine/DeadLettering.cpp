@@ -1,7 +1,7 @@
 #include "DeadLettering.h"
 
 #include "../Logging.h"
-#include "../io/DeadLetterSink.h"
+#include "DeadLetterSink.h"
 #include "../rules/DeadLetterFormatter.h"
 #include "Clock.h"
 #include "CommitBuffer.h"

@@ -1,7 +1,6 @@
 #pragma once
 
-#include "../Expected.h"
-#include "../model/EventSubscription.h"
+#include "../engine/DeadLetterSink.h"
 
 #include <QByteArray>
 #include <QString>
@@ -11,19 +10,7 @@
 
 namespace EventDesk {
 
-// Where dead-lettered events are written (SPEC L5). Writes are asynchronous for remote
-// destinations; done is called exactly once, possibly before write() returns.
-class DeadLetterSink
-{
-public:
-    virtual ~DeadLetterSink() = default;
-
-    // On success the callback receives the blob path "<container>/<blobName>".
-    using Callback = std::function<void(const Expected<QString> &blobPath)>;
-    virtual void write(const DeadLetterDestination &destination, const QString &blobName,
-                       const QByteArray &body, Callback done)
-        = 0;
-};
+// The sinks of SPEC L5 (the interface the engine writes through is engine/DeadLetterSink.h).
 
 // The workspace's local container folder: <root>/<blobContainerName>/<blobName>. Like a blob
 // container, the container folder must exist (EventDesk creates it when a workspace is loaded);

@@ -126,12 +126,12 @@ put "$tree" ui/send/SendEventDialog.h '#pragma once'
 put "$tree" ui/editor/Editor.cpp '#include "common/Format.h"' '#include "send/SendEventDialog.h"'
 expect "two views of the same layer including each other" 1 "$tree" \
     "  ui/editor/Editor.cpp:2: #include \"send/SendEventDialog.h\"" \
-    "      ui/editor (layer 7) -> ui/send (layer 7): the same layer, neither links the other"
+    "      ui/editor (layer 8) -> ui/send (layer 8): the same layer, neither links the other"
 
 tree=$(clean_tree core-into-ui)
 put "$tree" core/io/TopicEndpoint.cpp '#include "engine/Engine.h"' '#include "common/Format.h"'
 expect "core including ui" 1 "$tree" \
-    "      core/io (layer 5) -> ui/common (layer 6): a higher layer"
+    "      core/io (layer 5) -> ui/common (layer 7): a higher layer"
 
 tree=$(clean_tree unplaced)
 put "$tree" core/cache/Cache.h '#pragma once' '#include "../Expected.h"'

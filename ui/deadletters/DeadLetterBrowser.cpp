@@ -2,7 +2,7 @@
 
 #include "DeadLetterRecordHighlighter.h"
 #include "common/Format.h"
-#include "engine/EngineHost.h"
+#include "host/EngineHost.h"
 #include "io/DeadLetterSink.h"
 #include "log/StoreReader.h"
 #include "store/SqliteStoreSchema.h"

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "engine/EngineHost.h"
+#include "host/EngineHost.h"
 #include "model/Workspace.h"
 
 #include <QIcon>

@@ -3,7 +3,7 @@
 #include "ReceivedRequestModel.h"
 #include "ReceiverListModel.h"
 #include "common/Format.h"
-#include "engine/EngineHost.h"
+#include "host/EngineHost.h"
 #include "io/WorkspaceFolder.h"
 #include "rules/OutcomeClassifier.h"
 

@@ -3,7 +3,7 @@
 #include "EventTemplates.h"
 #include "JsonEditor.h"
 #include "common/Format.h"
-#include "engine/EngineHost.h"
+#include "host/EngineHost.h"
 
 #include <QApplication>
 #include <QComboBox>

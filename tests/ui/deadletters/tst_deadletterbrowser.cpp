@@ -1,7 +1,7 @@
 #include "deadletters/DeadLetterBrowser.h"
 #include "deadletters/DeadLetterModel.h"
 #include "deadletters/DeadLetterRecordHighlighter.h"
-#include "engine/EngineHost.h"
+#include "host/EngineHost.h"
 #include "io/WorkspaceFolder.h"
 #include "rules/DeadLetterFormatter.h"
 #include "store/SqliteDeliveryStore.h"

@@ -1,4 +1,4 @@
-#include "engine/EngineHost.h"
+#include "host/EngineHost.h"
 #include "receivers/ReceivedRequestModel.h"
 #include "receivers/ReceiverListModel.h"
 #include "receivers/ReceiversView.h"

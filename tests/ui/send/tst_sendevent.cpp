@@ -1,4 +1,4 @@
-#include "engine/EngineHost.h"
+#include "host/EngineHost.h"
 #include "io/WorkspaceFolder.h"
 #include "send/EventTemplates.h"
 #include "send/JsonEditor.h"

@@ -1,8 +1,8 @@
 #include "EngineHost.h"
 
+#include "../engine/Engine.h"
 #include "../io/WorkspaceFolder.h"
 #include "../store/SqliteDeliveryStore.h"
-#include "Engine.h"
 
 #include <QDir>
 #include <QPointer>

@@ -1,11 +1,11 @@
 #pragma once
 
 #include "../Expected.h"
+#include "../engine/EngineSnapshot.h"
+#include "../engine/EngineTypes.h"
 #include "../io/TestReceiverService.h"
 #include "../model/Workspace.h"
 #include "../store/DeliveryStore.h"
-#include "EngineSnapshot.h"
-#include "EngineTypes.h"
 #include "EngineWorker.h"
 
 #include <QObject>

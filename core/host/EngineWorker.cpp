@@ -1,5 +1,7 @@
 #include "EngineWorker.h"
 
+#include "../engine/Clock.h"
+#include "../engine/Engine.h"
 #include "../io/AzureBlobDeadLetterSink.h"
 #include "../io/DeadLetterSink.h"
 #include "../io/ProvisioningFile.h"
@@ -7,8 +9,6 @@
 #include "../io/TopicEndpoint.h"
 #include "../io/WorkspaceFolder.h"
 #include "../store/SqliteDeliveryStore.h"
-#include "Clock.h"
-#include "Engine.h"
 
 #include <QDir>
 #include <QFile>

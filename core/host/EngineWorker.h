@@ -1,10 +1,10 @@
 #pragma once
 
 #include "../Expected.h"
+#include "../engine/EngineSnapshot.h"
 #include "../io/TestReceiverService.h"
 #include "../model/Workspace.h"
 #include "../store/DeliveryStore.h"
-#include "EngineSnapshot.h"
 
 #include <QList>
 #include <QObject>
