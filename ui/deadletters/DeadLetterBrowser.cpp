@@ -1,6 +1,7 @@
 #include "DeadLetterBrowser.h"
 
 #include "DeadLetterRecordHighlighter.h"
+#include "common/FilterBar.h"
 #include "common/Format.h"
 #include "engine/EngineHost.h"
 #include "io/DeadLetterSink.h"
@@ -46,7 +47,8 @@ namespace EventDesk::Ui {
 
 namespace {
 
-constexpr int FilterDelayMs = 300;
+// A text filter reads every record of the store: wait until the typing pauses.
+constexpr std::chrono::milliseconds FilterDelay{300};
 constexpr int CountingHintDelayMs = 250;
 constexpr int MaxErrorsListed = 10;
 
@@ -74,6 +76,27 @@ constexpr DeliveryOutcome failureOutcomes[] = {
     DeliveryOutcome::Full,           DeliveryOutcome::EndpointValidationPending,
     DeliveryOutcome::EndpointValidationFailed,
 };
+
+FilterBar::Fields filterFields()
+{
+    FilterBar::Fields fields;
+    fields.text = FilterBar::TextField{
+        DeadLetterBrowser::tr("Search the payload…"),
+        DeadLetterBrowser::tr("Show dead letters whose record contains this text")};
+    fields.subscription = DeadLetterBrowser::tr("Dead letters of one subscription");
+    fields.reason = FilterBar::ReasonField{
+        QList<DeadLetterReason>(std::cbegin(deadLetterReasons), std::cend(deadLetterReasons)),
+        DeadLetterBrowser::tr("Why the events were dead-lettered (deadLetterReason)")};
+    fields.outcome = FilterBar::OutcomeField{
+        DeadLetterBrowser::tr("All last outcomes"),
+        QList<DeliveryOutcome>(std::cbegin(failureOutcomes), std::cend(failureOutcomes)),
+        DeadLetterBrowser::tr("The outcome of the last delivery attempt (lastDeliveryOutcome)")};
+    fields.timeRange = FilterBar::TimeRangeField{
+        DeadLetterBrowser::tr("Only dead letters written at or after this time"),
+        DeadLetterBrowser::tr("Only dead letters written at or before this time")};
+    fields.typingDelay = FilterDelay;
+    return fields;
+}
 
 // The IN list of one chunk of ids. Shorter chunks repeat their last id, which IN ignores, so
 // that the reader's connection prepares one statement for every chunk.
@@ -150,54 +173,14 @@ DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
     , m_countReader(new StoreReader(this))
     , m_model(new DeadLetterModel(m_reader, this))
     , m_toolBar(new QToolBar(this))
-    , m_search(new QLineEdit(this))
-    , m_subscriptionCombo(new QComboBox(this))
-    , m_reasonCombo(new QComboBox(this))
-    , m_outcomeCombo(new QComboBox(this))
-    , m_fromCheck(new QCheckBox(tr("F&rom"), this))
-    , m_fromEdit(new QDateTimeEdit(this))
-    , m_toCheck(new QCheckBox(tr("&To"), this))
-    , m_toEdit(new QDateTimeEdit(this))
-    , m_countLabel(new QLabel(this))
+    , m_filterBar(new FilterBar(filterFields(), this))
     , m_statusLabel(new QLabel(this))
     , m_table(new QTableView(this))
     , m_detailCaption(new QLabel(this))
     , m_detail(new QPlainTextEdit(this))
-    , m_filterTimer(new QTimer(this))
     , m_countingHint(new QTimer(this))
     , m_latestCountRequest(std::make_shared<std::atomic<quint64>>(0))
 {
-    // Filters.
-    m_search->setPlaceholderText(tr("Search the payload…"));
-    m_search->setClearButtonEnabled(true);
-    m_search->setToolTip(tr("Show dead letters whose record contains this text (Ctrl+F)"));
-    m_subscriptionCombo->setToolTip(tr("Dead letters of one subscription"));
-    m_subscriptionCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    m_reasonCombo->setToolTip(tr("Why the events were dead-lettered (deadLetterReason)"));
-    m_reasonCombo->addItem(tr("All reasons"));
-    for (const DeadLetterReason reason : deadLetterReasons)
-        m_reasonCombo->addItem(deadLetterReasonName(reason), int(reason));
-    m_reasonCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_reasonCombo->setMinimumContentsLength(22);
-    m_outcomeCombo->setToolTip(tr("The outcome of the last delivery attempt (lastDeliveryOutcome)"));
-    m_outcomeCombo->addItem(tr("All last outcomes"));
-    for (const DeliveryOutcome outcome : failureOutcomes)
-        m_outcomeCombo->addItem(deliveryOutcomeName(outcome), int(outcome));
-
-    const QDateTime now = QDateTime::currentDateTime();
-    for (QDateTimeEdit *edit : {m_fromEdit, m_toEdit}) {
-        edit->setCalendarPopup(true);
-        edit->setDisplayFormat(u"yyyy-MM-dd HH:mm"_s);
-        edit->setEnabled(false);
-    }
-    m_fromEdit->setDateTime(now.addDays(-1));
-    m_toEdit->setDateTime(now);
-    m_fromCheck->setToolTip(tr("Only dead letters written at or after this time"));
-    m_toCheck->setToolTip(tr("Only dead letters written at or before this time"));
-    m_fromEdit->setToolTip(m_fromCheck->toolTip());
-    m_toEdit->setToolTip(m_toCheck->toolTip());
-
-    m_countLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_statusLabel->setWordWrap(true);
     m_statusLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_statusLabel->setVisible(false);
@@ -246,22 +229,6 @@ DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
 
     createActions();
 
-    auto *filters = new QGridLayout;
-    filters->addWidget(m_search, 0, 0, 1, 3);
-    filters->addWidget(m_subscriptionCombo, 0, 3);
-    filters->addWidget(m_reasonCombo, 0, 4);
-    filters->addWidget(m_outcomeCombo, 0, 5);
-    auto *timeRow = new QHBoxLayout;
-    timeRow->addWidget(m_fromCheck);
-    timeRow->addWidget(m_fromEdit);
-    timeRow->addSpacing(12);
-    timeRow->addWidget(m_toCheck);
-    timeRow->addWidget(m_toEdit);
-    timeRow->addStretch();
-    timeRow->addWidget(m_countLabel);
-    filters->addLayout(timeRow, 1, 0, 1, 6);
-    filters->setColumnStretch(0, 1);
-
     auto *detailPane = new QWidget(this);
     auto *detailLayout = new QVBoxLayout(detailPane);
     detailLayout->setContentsMargins(0, 0, 0, 0);
@@ -277,23 +244,12 @@ DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
 
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_toolBar);
-    layout->addLayout(filters);
+    layout->addWidget(m_filterBar);
     layout->addWidget(m_statusLabel);
     layout->addWidget(splitter, 1);
 
     // Wiring.
-    m_filterTimer->setSingleShot(true);
-    m_filterTimer->setInterval(FilterDelayMs);
-    connect(m_filterTimer, &QTimer::timeout, this, &DeadLetterBrowser::applyFilter);
-    connect(m_search, &QLineEdit::textChanged, this, &DeadLetterBrowser::scheduleFilter);
-    for (QComboBox *combo : {m_subscriptionCombo, m_reasonCombo, m_outcomeCombo})
-        connect(combo, &QComboBox::currentIndexChanged, this, &DeadLetterBrowser::applyFilter);
-    connect(m_fromCheck, &QCheckBox::toggled, m_fromEdit, &QWidget::setEnabled);
-    connect(m_toCheck, &QCheckBox::toggled, m_toEdit, &QWidget::setEnabled);
-    connect(m_fromCheck, &QCheckBox::toggled, this, &DeadLetterBrowser::applyFilter);
-    connect(m_toCheck, &QCheckBox::toggled, this, &DeadLetterBrowser::applyFilter);
-    connect(m_fromEdit, &QDateTimeEdit::dateTimeChanged, this, &DeadLetterBrowser::scheduleFilter);
-    connect(m_toEdit, &QDateTimeEdit::dateTimeChanged, this, &DeadLetterBrowser::scheduleFilter);
+    connect(m_filterBar, &FilterBar::queryChanged, this, &DeadLetterBrowser::applyFilter);
 
     m_countingHint->setSingleShot(true);
     m_countingHint->setInterval(CountingHintDelayMs);
@@ -341,6 +297,31 @@ DeadLetterBrowser::~DeadLetterBrowser()
         delete m_operation->progress.data();
 }
 
+QLabel *DeadLetterBrowser::countLabel() const
+{
+    return m_filterBar->summaryLabel();
+}
+
+QLineEdit *DeadLetterBrowser::searchField() const
+{
+    return m_filterBar->textField();
+}
+
+QComboBox *DeadLetterBrowser::subscriptionCombo() const
+{
+    return m_filterBar->subscriptionCombo();
+}
+
+QComboBox *DeadLetterBrowser::reasonCombo() const
+{
+    return m_filterBar->reasonCombo();
+}
+
+QComboBox *DeadLetterBrowser::outcomeCombo() const
+{
+    return m_filterBar->outcomeCombo();
+}
+
 void DeadLetterBrowser::createActions()
 {
     const auto make = [this](const QString &text, QStyle::StandardPixmap icon,
@@ -379,8 +360,7 @@ void DeadLetterBrowser::createActions()
     m_openFolderAction = make(tr("Open Blob Folder"), QStyle::SP_DirOpenIcon,
                               QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O),
                               tr("Show the folder of the current dead letter's blob (a blob in Azure Storage opens in a viewer)"));
-    auto *findAction = make(tr("Find"), QStyle::SP_FileDialogContentsView, QKeySequence::Find,
-                            tr("Search the payload"));
+    addAction(m_filterBar->findAction());
 
     connect(m_reloadAction, &QAction::triggered, this, &DeadLetterBrowser::reload);
     connect(m_copyAction, &QAction::triggered, this, &DeadLetterBrowser::copySelection);
@@ -393,10 +373,6 @@ void DeadLetterBrowser::createActions()
     connect(m_exportAllAction, &QAction::triggered, this,
             [this] { exportDeadLetters(Scope::AllMatching); });
     connect(m_openFolderAction, &QAction::triggered, this, &DeadLetterBrowser::openBlobFolder);
-    connect(findAction, &QAction::triggered, this, [this] {
-        m_search->setFocus(Qt::ShortcutFocusReason);
-        m_search->selectAll();
-    });
 
     m_toolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_toolBar->setIconSize(QSize(16, 16));
@@ -414,72 +390,38 @@ void DeadLetterBrowser::createActions()
 
 void DeadLetterBrowser::rebuildSubscriptionChoices()
 {
-    const QVariant current = m_subscriptionCombo->currentData();
-    const QSignalBlocker blocker(m_subscriptionCombo);
-    m_subscriptionCombo->clear();
-    m_subscriptionCombo->addItem(tr("All subscriptions"));
+    QList<std::pair<QString, QString>> subscriptions;
     if (m_host) {
         for (const Topic &topic : m_host->workspace().topics) {
-            for (const EventSubscription &subscription : topic.eventSubscriptions) {
-                m_subscriptionCombo->addItem(tr("%1 / %2").arg(topic.name, subscription.name),
-                                             QStringList{topic.name, subscription.name});
-            }
+            for (const EventSubscription &subscription : topic.eventSubscriptions)
+                subscriptions.append({topic.name, subscription.name});
         }
     }
-    int index = current.isValid() ? m_subscriptionCombo->findData(current) : 0;
-    if (index < 0) {
-        // A subscription that left the workspace can still have dead letters.
-        const QStringList key = current.toStringList();
-        m_subscriptionCombo->addItem(tr("%1 / %2").arg(key.value(0), key.value(1)), key);
-        index = m_subscriptionCombo->count() - 1;
-    }
-    m_subscriptionCombo->setCurrentIndex(index);
+    m_filterBar->setSubscriptions(subscriptions);
 }
 
 void DeadLetterBrowser::setFilterSubscription(const QString &topic, const QString &subscription)
 {
-    if (subscription.isEmpty()) {
-        m_subscriptionCombo->setCurrentIndex(0);
-        return;
-    }
-    const QStringList key{topic, subscription};
-    int index = m_subscriptionCombo->findData(key);
-    if (index < 0) {
-        m_subscriptionCombo->addItem(tr("%1 / %2").arg(topic, subscription), key);
-        index = m_subscriptionCombo->count() - 1;
-    }
-    m_subscriptionCombo->setCurrentIndex(index);
+    m_filterBar->setSubscription(topic, subscription);
     applyFilter();
 }
 
 DeadLetterFilter DeadLetterBrowser::filterFromControls() const
 {
+    const FilterQuery query = m_filterBar->query();
     DeadLetterFilter filter;
-    const QStringList key = m_subscriptionCombo->currentData().toStringList();
-    if (key.size() == 2) {
-        filter.topic = key.at(0);
-        filter.subscription = key.at(1);
-    }
-    if (const QVariant reason = m_reasonCombo->currentData(); reason.isValid())
-        filter.reason = static_cast<DeadLetterReason>(reason.toInt());
-    if (const QVariant outcome = m_outcomeCombo->currentData(); outcome.isValid())
-        filter.lastOutcome = static_cast<DeliveryOutcome>(outcome.toInt());
-    if (m_fromCheck->isChecked())
-        filter.fromMs = m_fromEdit->dateTime().toMSecsSinceEpoch();
-    if (m_toCheck->isChecked()) // the minute shown is included
-        filter.toMs = m_toEdit->dateTime().toMSecsSinceEpoch() + 59999;
-    filter.text = m_search->text().trimmed();
+    filter.topic = query.topic;
+    filter.subscription = query.subscription;
+    filter.reason = query.reason.value_or(DeadLetterReason::None);
+    filter.lastOutcome = query.outcome;
+    filter.fromMs = query.fromMs.value_or(0);
+    filter.toMs = query.toMs.value_or(0);
+    filter.text = query.text;
     return filter;
-}
-
-void DeadLetterBrowser::scheduleFilter()
-{
-    m_filterTimer->start();
 }
 
 void DeadLetterBrowser::applyFilter()
 {
-    m_filterTimer->stop();
     const DeadLetterFilter filter = filterFromControls();
     if (filter == m_model->filter())
         return;
@@ -558,19 +500,17 @@ void DeadLetterBrowser::showCounts()
 {
     const QLocale locale;
     if (!m_countsKnown) {
-        m_countLabel->setText(tr("counting…"));
+        m_filterBar->setSummary(tr("counting…"));
         return;
     }
     if (!m_countError.isEmpty()) {
-        m_countLabel->setText(tr("count unavailable"));
-        m_countLabel->setToolTip(m_countError);
+        m_filterBar->setSummary(tr("count unavailable"), m_countError);
         return;
     }
-    m_countLabel->setToolTip(QString());
     const QString total = tr("%1 dead letters").arg(locale.toString(m_total));
-    m_countLabel->setText(m_model->filter().isEmpty()
-                              ? total
-                              : tr("%1, %2 match").arg(total, locale.toString(m_matching)));
+    m_filterBar->setSummary(m_model->filter().isEmpty()
+                                ? total
+                                : tr("%1, %2 match").arg(total, locale.toString(m_matching)));
 }
 
 void DeadLetterBrowser::setStatus(const QString &text)

@@ -12,9 +12,7 @@
 #include <memory>
 
 class QAction;
-class QCheckBox;
 class QComboBox;
-class QDateTimeEdit;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -30,6 +28,7 @@ class EngineHost;
 namespace EventDesk::Ui {
 
 class DeadLetterRecordHighlighter;
+class FilterBar;
 class StoreReader;
 
 // PRODUCT.md "Dead-letter browser": every dead letter of the workspace, read lazily from the
@@ -68,12 +67,13 @@ public:
     DeadLetterModel *model() const { return m_model; }
     QTableView *tableView() const { return m_table; }
     QPlainTextEdit *detailView() const { return m_detail; }
-    QLabel *countLabel() const { return m_countLabel; }
+    FilterBar *filterBar() const { return m_filterBar; }
+    QLabel *countLabel() const;
     QLabel *statusLabel() const { return m_statusLabel; }
-    QLineEdit *searchField() const { return m_search; }
-    QComboBox *subscriptionCombo() const { return m_subscriptionCombo; }
-    QComboBox *reasonCombo() const { return m_reasonCombo; }
-    QComboBox *outcomeCombo() const { return m_outcomeCombo; }
+    QLineEdit *searchField() const;
+    QComboBox *subscriptionCombo() const;
+    QComboBox *reasonCombo() const;
+    QComboBox *outcomeCombo() const;
     qint64 detailId() const { return m_detailId; }
     bool isBusy() const { return m_operation != nullptr; }
 
@@ -90,7 +90,6 @@ private:
 
     void createActions();
     void rebuildSubscriptionChoices();
-    void scheduleFilter();
     void applyFilter();
     DeadLetterFilter filterFromControls() const;
     void requestCounts();
@@ -114,21 +113,12 @@ private:
     DeadLetterModel *m_model = nullptr;
 
     QToolBar *m_toolBar = nullptr;
-    QLineEdit *m_search = nullptr;
-    QComboBox *m_subscriptionCombo = nullptr;
-    QComboBox *m_reasonCombo = nullptr;
-    QComboBox *m_outcomeCombo = nullptr;
-    QCheckBox *m_fromCheck = nullptr;
-    QDateTimeEdit *m_fromEdit = nullptr;
-    QCheckBox *m_toCheck = nullptr;
-    QDateTimeEdit *m_toEdit = nullptr;
-    QLabel *m_countLabel = nullptr;
+    FilterBar *m_filterBar = nullptr;
     QLabel *m_statusLabel = nullptr;
     QTableView *m_table = nullptr;
     QLabel *m_detailCaption = nullptr;
     QPlainTextEdit *m_detail = nullptr;
     DeadLetterRecordHighlighter *m_highlighter = nullptr;
-    QTimer *m_filterTimer = nullptr;
     QTimer *m_countingHint = nullptr;
 
     QAction *m_copyAction = nullptr;
