@@ -1,41 +1,24 @@
 #include "DeadLetterBrowser.h"
 
-#include "DeadLetterRecordHighlighter.h"
-#include "common/Format.h"
+#include "DeadLetterDetailPane.h"
+#include "common/FilterBar.h"
 #include "host/EngineHost.h"
-#include "io/DeadLetterSink.h"
 #include "log/StoreReader.h"
 #include "store/SqliteStoreSchema.h"
 
 #include <QAction>
-#include <QApplication>
-#include <QCheckBox>
-#include <QClipboard>
-#include <QComboBox>
-#include <QDateTimeEdit>
-#include <QDesktopServices>
-#include <QDir>
 #include <QFileDialog>
-#include <QFileInfo>
-#include <QFontDatabase>
-#include <QGridLayout>
-#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLineEdit>
 #include <QLocale>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
-#include <QPointer>
-#include <QProgressDialog>
-#include <QSaveFile>
 #include <QSplitter>
 #include <QStyle>
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
-#include <QUrl>
 #include <QVBoxLayout>
 
 #include <atomic>
@@ -46,9 +29,9 @@ namespace EventDesk::Ui {
 
 namespace {
 
-constexpr int FilterDelayMs = 300;
+// A text filter reads every record of the store: wait until the typing pauses.
+constexpr std::chrono::milliseconds FilterDelay{300};
 constexpr int CountingHintDelayMs = 250;
-constexpr int MaxErrorsListed = 10;
 
 constexpr DeadLetterReason deadLetterReasons[] = {
     DeadLetterReason::MaxDeliveryAttemptsExceeded,
@@ -75,18 +58,25 @@ constexpr DeliveryOutcome failureOutcomes[] = {
     DeliveryOutcome::EndpointValidationFailed,
 };
 
-// The IN list of one chunk of ids. Shorter chunks repeat their last id, which IN ignores, so
-// that the reader's connection prepares one statement for every chunk.
-QByteArray chunkPlaceholders()
+FilterBar::Fields filterFields()
 {
-    return parameterList(DeadLetterBrowser::OperationChunk);
-}
-
-void bindChunk(SqliteStatement &statement, const QList<qint64> &ids)
-{
-    Q_ASSERT(!ids.isEmpty() && ids.size() <= DeadLetterBrowser::OperationChunk);
-    for (int i = 0; i < DeadLetterBrowser::OperationChunk; ++i)
-        statement.bind(i + 1, ids.at(std::min<qsizetype>(i, ids.size() - 1)));
+    FilterBar::Fields fields;
+    fields.text = FilterBar::TextField{
+        DeadLetterBrowser::tr("Search the payload…"),
+        DeadLetterBrowser::tr("Show dead letters whose record contains this text")};
+    fields.subscription = DeadLetterBrowser::tr("Dead letters of one subscription");
+    fields.reason = FilterBar::ReasonField{
+        QList<DeadLetterReason>(std::cbegin(deadLetterReasons), std::cend(deadLetterReasons)),
+        DeadLetterBrowser::tr("Why the events were dead-lettered (deadLetterReason)")};
+    fields.outcome = FilterBar::OutcomeField{
+        DeadLetterBrowser::tr("All last outcomes"),
+        QList<DeliveryOutcome>(std::cbegin(failureOutcomes), std::cend(failureOutcomes)),
+        DeadLetterBrowser::tr("The outcome of the last delivery attempt (lastDeliveryOutcome)")};
+    fields.timeRange = FilterBar::TimeRangeField{
+        DeadLetterBrowser::tr("Only dead letters written at or after this time"),
+        DeadLetterBrowser::tr("Only dead letters written at or before this time")};
+    fields.typingDelay = FilterDelay;
+    return fields;
 }
 
 // How many dead letters meet the conditions (none: all of them); runs on the reader thread.
@@ -106,42 +96,7 @@ Expected<qint64> countDeadLetters(SqliteReadConnection &store, const SqlConditio
     return count;
 }
 
-// "<id>-<event id>.json", the event id reduced to characters every file system accepts.
-QString exportFileName(qint64 id, const QString &eventId)
-{
-    QString safe;
-    safe.reserve(std::min<qsizetype>(eventId.size(), 80));
-    for (const QChar character : eventId) {
-        if (safe.size() >= 80)
-            break;
-        const bool plain = (character >= u'a' && character <= u'z')
-            || (character >= u'A' && character <= u'Z') || (character >= u'0' && character <= u'9')
-            || character == u'-' || character == u'_' || character == u'.';
-        safe += plain ? character : u'_';
-    }
-    return safe.isEmpty() ? u"%1.json"_s.arg(id) : u"%1-%2.json"_s.arg(id).arg(safe);
-}
-
 } // namespace
-
-struct DeadLetterBrowser::Operation
-{
-    enum class Kind { Resubmit, Delete, Export };
-    Kind kind = Kind::Resubmit;
-    Scope scope = Scope::Selected;
-    QList<qint64> ids; // Scope::Selected
-    qsizetype nextIndex = 0;
-    DeadLetterFilter filter; // Scope::AllMatching
-    qint64 beforeId = 0;
-    bool exhausted = false;
-    QString directory; // Kind::Export
-    qint64 total = 0;
-    int processed = 0;
-    QStringList errors;
-    QList<qint64> chunk; // in progress
-    bool canceled = false;
-    QPointer<QProgressDialog> progress;
-};
 
 DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
     : QWidget(parent)
@@ -150,54 +105,14 @@ DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
     , m_countReader(new StoreReader(this))
     , m_model(new DeadLetterModel(m_reader, this))
     , m_toolBar(new QToolBar(this))
-    , m_search(new QLineEdit(this))
-    , m_subscriptionCombo(new QComboBox(this))
-    , m_reasonCombo(new QComboBox(this))
-    , m_outcomeCombo(new QComboBox(this))
-    , m_fromCheck(new QCheckBox(tr("F&rom"), this))
-    , m_fromEdit(new QDateTimeEdit(this))
-    , m_toCheck(new QCheckBox(tr("&To"), this))
-    , m_toEdit(new QDateTimeEdit(this))
-    , m_countLabel(new QLabel(this))
+    , m_filterBar(new FilterBar(filterFields(), this))
     , m_statusLabel(new QLabel(this))
     , m_table(new QTableView(this))
-    , m_detailCaption(new QLabel(this))
-    , m_detail(new QPlainTextEdit(this))
-    , m_filterTimer(new QTimer(this))
+    , m_detail(new DeadLetterDetailPane(m_reader, this))
+    , m_operations(new DeadLetterOperations(host, m_reader, this))
     , m_countingHint(new QTimer(this))
     , m_latestCountRequest(std::make_shared<std::atomic<quint64>>(0))
 {
-    // Filters.
-    m_search->setPlaceholderText(tr("Search the payload…"));
-    m_search->setClearButtonEnabled(true);
-    m_search->setToolTip(tr("Show dead letters whose record contains this text (Ctrl+F)"));
-    m_subscriptionCombo->setToolTip(tr("Dead letters of one subscription"));
-    m_subscriptionCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    m_reasonCombo->setToolTip(tr("Why the events were dead-lettered (deadLetterReason)"));
-    m_reasonCombo->addItem(tr("All reasons"));
-    for (const DeadLetterReason reason : deadLetterReasons)
-        m_reasonCombo->addItem(deadLetterReasonName(reason), int(reason));
-    m_reasonCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_reasonCombo->setMinimumContentsLength(22);
-    m_outcomeCombo->setToolTip(tr("The outcome of the last delivery attempt (lastDeliveryOutcome)"));
-    m_outcomeCombo->addItem(tr("All last outcomes"));
-    for (const DeliveryOutcome outcome : failureOutcomes)
-        m_outcomeCombo->addItem(deliveryOutcomeName(outcome), int(outcome));
-
-    const QDateTime now = QDateTime::currentDateTime();
-    for (QDateTimeEdit *edit : {m_fromEdit, m_toEdit}) {
-        edit->setCalendarPopup(true);
-        edit->setDisplayFormat(u"yyyy-MM-dd HH:mm"_s);
-        edit->setEnabled(false);
-    }
-    m_fromEdit->setDateTime(now.addDays(-1));
-    m_toEdit->setDateTime(now);
-    m_fromCheck->setToolTip(tr("Only dead letters written at or after this time"));
-    m_toCheck->setToolTip(tr("Only dead letters written at or before this time"));
-    m_fromEdit->setToolTip(m_fromCheck->toolTip());
-    m_toEdit->setToolTip(m_toCheck->toolTip());
-
-    m_countLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_statusLabel->setWordWrap(true);
     m_statusLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_statusLabel->setVisible(false);
@@ -234,66 +149,23 @@ DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
     m_table->setColumnWidth(DeadLetterModel::StatusColumn, width(tr("Status")));
     m_table->setColumnWidth(DeadLetterModel::AttemptsColumn, width(tr("Attempts")));
 
-    // Detail.
-    m_detail->setReadOnly(true);
-    m_detail->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_detail->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_detail->setPlaceholderText(tr("Select a dead letter to see its record."));
-    m_highlighter = new DeadLetterRecordHighlighter(m_detail->document(), palette());
-    m_detailCaption->setWordWrap(true);
-    m_detailCaption->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_detailCaption->setText(tr("Record"));
-
     createActions();
-
-    auto *filters = new QGridLayout;
-    filters->addWidget(m_search, 0, 0, 1, 3);
-    filters->addWidget(m_subscriptionCombo, 0, 3);
-    filters->addWidget(m_reasonCombo, 0, 4);
-    filters->addWidget(m_outcomeCombo, 0, 5);
-    auto *timeRow = new QHBoxLayout;
-    timeRow->addWidget(m_fromCheck);
-    timeRow->addWidget(m_fromEdit);
-    timeRow->addSpacing(12);
-    timeRow->addWidget(m_toCheck);
-    timeRow->addWidget(m_toEdit);
-    timeRow->addStretch();
-    timeRow->addWidget(m_countLabel);
-    filters->addLayout(timeRow, 1, 0, 1, 6);
-    filters->setColumnStretch(0, 1);
-
-    auto *detailPane = new QWidget(this);
-    auto *detailLayout = new QVBoxLayout(detailPane);
-    detailLayout->setContentsMargins(0, 0, 0, 0);
-    detailLayout->addWidget(m_detailCaption);
-    detailLayout->addWidget(m_detail, 1);
 
     auto *splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(m_table);
-    splitter->addWidget(detailPane);
+    splitter->addWidget(m_detail);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
     splitter->setChildrenCollapsible(false);
 
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_toolBar);
-    layout->addLayout(filters);
+    layout->addWidget(m_filterBar);
     layout->addWidget(m_statusLabel);
     layout->addWidget(splitter, 1);
 
     // Wiring.
-    m_filterTimer->setSingleShot(true);
-    m_filterTimer->setInterval(FilterDelayMs);
-    connect(m_filterTimer, &QTimer::timeout, this, &DeadLetterBrowser::applyFilter);
-    connect(m_search, &QLineEdit::textChanged, this, &DeadLetterBrowser::scheduleFilter);
-    for (QComboBox *combo : {m_subscriptionCombo, m_reasonCombo, m_outcomeCombo})
-        connect(combo, &QComboBox::currentIndexChanged, this, &DeadLetterBrowser::applyFilter);
-    connect(m_fromCheck, &QCheckBox::toggled, m_fromEdit, &QWidget::setEnabled);
-    connect(m_toCheck, &QCheckBox::toggled, m_toEdit, &QWidget::setEnabled);
-    connect(m_fromCheck, &QCheckBox::toggled, this, &DeadLetterBrowser::applyFilter);
-    connect(m_toCheck, &QCheckBox::toggled, this, &DeadLetterBrowser::applyFilter);
-    connect(m_fromEdit, &QDateTimeEdit::dateTimeChanged, this, &DeadLetterBrowser::scheduleFilter);
-    connect(m_toEdit, &QDateTimeEdit::dateTimeChanged, this, &DeadLetterBrowser::scheduleFilter);
+    connect(m_filterBar, &FilterBar::queryChanged, this, &DeadLetterBrowser::applyFilter);
 
     m_countingHint->setSingleShot(true);
     m_countingHint->setInterval(CountingHintDelayMs);
@@ -306,9 +178,7 @@ DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
     connect(m_table, &QWidget::customContextMenuRequested, this,
             &DeadLetterBrowser::showContextMenu);
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
-        m_detailId = 0;
         m_detail->clear();
-        m_detailCaption->setText(tr("Record"));
         updateActions();
     });
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &DeadLetterBrowser::updateActions);
@@ -320,6 +190,14 @@ DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
         if (!m_table->currentIndex().isValid() && m_model->rowCount() > 0)
             m_table->setCurrentIndex(m_model->index(0, 0));
     });
+
+    connect(m_detail, &DeadLetterDetailPane::shown, this, &DeadLetterBrowser::detailShown);
+    connect(m_operations, &DeadLetterOperations::statusMessage, this,
+            &DeadLetterBrowser::setStatus);
+    connect(m_operations, &DeadLetterOperations::started, this, &DeadLetterBrowser::updateActions);
+    connect(m_operations, &DeadLetterOperations::removedFromIndex, m_model,
+            &DeadLetterModel::removeIds);
+    connect(m_operations, &DeadLetterOperations::finished, this, &DeadLetterBrowser::operationDone);
 
     if (m_host) {
         connect(m_host.data(), &EngineHost::workspaceChanged, this,
@@ -335,10 +213,41 @@ DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
     reload();
 }
 
-DeadLetterBrowser::~DeadLetterBrowser()
+DeadLetterBrowser::~DeadLetterBrowser() = default;
+
+QPlainTextEdit *DeadLetterBrowser::detailView() const
 {
-    if (m_operation && m_operation->progress)
-        delete m_operation->progress.data();
+    return m_detail->recordView();
+}
+
+qint64 DeadLetterBrowser::detailId() const
+{
+    return m_detail->deadLetterId();
+}
+
+QLabel *DeadLetterBrowser::countLabel() const
+{
+    return m_filterBar->summaryLabel();
+}
+
+QLineEdit *DeadLetterBrowser::searchField() const
+{
+    return m_filterBar->textField();
+}
+
+QComboBox *DeadLetterBrowser::subscriptionCombo() const
+{
+    return m_filterBar->subscriptionCombo();
+}
+
+QComboBox *DeadLetterBrowser::reasonCombo() const
+{
+    return m_filterBar->reasonCombo();
+}
+
+QComboBox *DeadLetterBrowser::outcomeCombo() const
+{
+    return m_filterBar->outcomeCombo();
 }
 
 void DeadLetterBrowser::createActions()
@@ -379,8 +288,7 @@ void DeadLetterBrowser::createActions()
     m_openFolderAction = make(tr("Open Blob Folder"), QStyle::SP_DirOpenIcon,
                               QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O),
                               tr("Show the folder of the current dead letter's blob (a blob in Azure Storage opens in a viewer)"));
-    auto *findAction = make(tr("Find"), QStyle::SP_FileDialogContentsView, QKeySequence::Find,
-                            tr("Search the payload"));
+    addAction(m_filterBar->findAction());
 
     connect(m_reloadAction, &QAction::triggered, this, &DeadLetterBrowser::reload);
     connect(m_copyAction, &QAction::triggered, this, &DeadLetterBrowser::copySelection);
@@ -393,10 +301,6 @@ void DeadLetterBrowser::createActions()
     connect(m_exportAllAction, &QAction::triggered, this,
             [this] { exportDeadLetters(Scope::AllMatching); });
     connect(m_openFolderAction, &QAction::triggered, this, &DeadLetterBrowser::openBlobFolder);
-    connect(findAction, &QAction::triggered, this, [this] {
-        m_search->setFocus(Qt::ShortcutFocusReason);
-        m_search->selectAll();
-    });
 
     m_toolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_toolBar->setIconSize(QSize(16, 16));
@@ -414,72 +318,38 @@ void DeadLetterBrowser::createActions()
 
 void DeadLetterBrowser::rebuildSubscriptionChoices()
 {
-    const QVariant current = m_subscriptionCombo->currentData();
-    const QSignalBlocker blocker(m_subscriptionCombo);
-    m_subscriptionCombo->clear();
-    m_subscriptionCombo->addItem(tr("All subscriptions"));
+    QList<std::pair<QString, QString>> subscriptions;
     if (m_host) {
         for (const Topic &topic : m_host->workspace().topics) {
-            for (const EventSubscription &subscription : topic.eventSubscriptions) {
-                m_subscriptionCombo->addItem(tr("%1 / %2").arg(topic.name, subscription.name),
-                                             QStringList{topic.name, subscription.name});
-            }
+            for (const EventSubscription &subscription : topic.eventSubscriptions)
+                subscriptions.append({topic.name, subscription.name});
         }
     }
-    int index = current.isValid() ? m_subscriptionCombo->findData(current) : 0;
-    if (index < 0) {
-        // A subscription that left the workspace can still have dead letters.
-        const QStringList key = current.toStringList();
-        m_subscriptionCombo->addItem(tr("%1 / %2").arg(key.value(0), key.value(1)), key);
-        index = m_subscriptionCombo->count() - 1;
-    }
-    m_subscriptionCombo->setCurrentIndex(index);
+    m_filterBar->setSubscriptions(subscriptions);
 }
 
 void DeadLetterBrowser::setFilterSubscription(const QString &topic, const QString &subscription)
 {
-    if (subscription.isEmpty()) {
-        m_subscriptionCombo->setCurrentIndex(0);
-        return;
-    }
-    const QStringList key{topic, subscription};
-    int index = m_subscriptionCombo->findData(key);
-    if (index < 0) {
-        m_subscriptionCombo->addItem(tr("%1 / %2").arg(topic, subscription), key);
-        index = m_subscriptionCombo->count() - 1;
-    }
-    m_subscriptionCombo->setCurrentIndex(index);
+    m_filterBar->setSubscription(topic, subscription);
     applyFilter();
 }
 
 DeadLetterFilter DeadLetterBrowser::filterFromControls() const
 {
+    const FilterQuery query = m_filterBar->query();
     DeadLetterFilter filter;
-    const QStringList key = m_subscriptionCombo->currentData().toStringList();
-    if (key.size() == 2) {
-        filter.topic = key.at(0);
-        filter.subscription = key.at(1);
-    }
-    if (const QVariant reason = m_reasonCombo->currentData(); reason.isValid())
-        filter.reason = static_cast<DeadLetterReason>(reason.toInt());
-    if (const QVariant outcome = m_outcomeCombo->currentData(); outcome.isValid())
-        filter.lastOutcome = static_cast<DeliveryOutcome>(outcome.toInt());
-    if (m_fromCheck->isChecked())
-        filter.fromMs = m_fromEdit->dateTime().toMSecsSinceEpoch();
-    if (m_toCheck->isChecked()) // the minute shown is included
-        filter.toMs = m_toEdit->dateTime().toMSecsSinceEpoch() + 59999;
-    filter.text = m_search->text().trimmed();
+    filter.topic = query.topic;
+    filter.subscription = query.subscription;
+    filter.reason = query.reason.value_or(DeadLetterReason::None);
+    filter.lastOutcome = query.outcome;
+    filter.fromMs = query.fromMs.value_or(0);
+    filter.toMs = query.toMs.value_or(0);
+    filter.text = query.text;
     return filter;
-}
-
-void DeadLetterBrowser::scheduleFilter()
-{
-    m_filterTimer->start();
 }
 
 void DeadLetterBrowser::applyFilter()
 {
-    m_filterTimer->stop();
     const DeadLetterFilter filter = filterFromControls();
     if (filter == m_model->filter())
         return;
@@ -558,19 +428,17 @@ void DeadLetterBrowser::showCounts()
 {
     const QLocale locale;
     if (!m_countsKnown) {
-        m_countLabel->setText(tr("counting…"));
+        m_filterBar->setSummary(tr("counting…"));
         return;
     }
     if (!m_countError.isEmpty()) {
-        m_countLabel->setText(tr("count unavailable"));
-        m_countLabel->setToolTip(m_countError);
+        m_filterBar->setSummary(tr("count unavailable"), m_countError);
         return;
     }
-    m_countLabel->setToolTip(QString());
     const QString total = tr("%1 dead letters").arg(locale.toString(m_total));
-    m_countLabel->setText(m_model->filter().isEmpty()
-                              ? total
-                              : tr("%1, %2 match").arg(total, locale.toString(m_matching)));
+    m_filterBar->setSummary(m_model->filter().isEmpty()
+                                ? total
+                                : tr("%1, %2 match").arg(total, locale.toString(m_matching)));
 }
 
 void DeadLetterBrowser::setStatus(const QString &text)
@@ -592,7 +460,7 @@ QList<qint64> DeadLetterBrowser::selectedIds() const
 
 void DeadLetterBrowser::updateActions()
 {
-    const bool busy = m_operation != nullptr;
+    const bool busy = m_operations->isBusy();
     const bool hasSelection = m_table->selectionModel()->hasSelection();
     const bool hasRows = m_model->rowCount() > 0;
     for (QAction *action : {m_copyAction, m_resubmitSelectedAction, m_deleteSelectedAction,
@@ -609,51 +477,12 @@ void DeadLetterBrowser::showDetail()
     const QModelIndex current = m_table->currentIndex();
     updateActions();
     const qint64 id = current.isValid() ? current.data(DeadLetterModel::IdRole).toLongLong() : 0;
-    if (id == m_detailId)
+    if (id == m_detail->deadLetterId())
         return;
-    m_detailId = id;
-    const quint64 generation = ++m_detailGeneration;
-    if (id == 0) {
+    if (id == 0)
         m_detail->clear();
-        m_detailCaption->setText(tr("Record"));
-        return;
-    }
-    const DeadLetterEntry &entry = m_model->entry(current.row());
-    m_detailCaption->setText(tr("<b>Event %1</b> · dead letter %2 · blob <i>%3</i>")
-                                 .arg(entry.eventId.toHtmlEscaped())
-                                 .arg(id)
-                                 .arg(entry.blobPath.toHtmlEscaped()));
-    m_reader->run(this, [this, id, generation](const Expected<SqliteReadConnection *> &store)
-                            -> StoreReader::Continuation {
-        QByteArray record;
-        QString error;
-        bool found = false;
-        if (!store) {
-            error = store.error();
-        } else if (const auto read = store.value()->select(
-                       "SELECT record FROM dead_letters WHERE id = ?"_ba,
-                       [&](const SqliteStatement &row) {
-                           found = true;
-                           record = row.columnBlob(0);
-                       },
-                       id);
-                   !read) {
-            error = read.error();
-        }
-        QString text = found ? prettyJson(record) : QString();
-        return [this, id, generation, text = std::move(text), error, found] {
-            if (generation != m_detailGeneration)
-                return;
-            if (!error.isEmpty())
-                m_detail->setPlainText(error);
-            else if (!found)
-                m_detail->setPlainText(tr("This dead letter is no longer in the store (resubmitted "
-                                          "or deleted). Reload to refresh the list."));
-            else
-                m_detail->setPlainText(text);
-            Q_EMIT detailShown(id);
-        };
-    });
+    else
+        m_detail->showDeadLetter(m_model->entry(current.row()));
 }
 
 void DeadLetterBrowser::withMatchingCount(std::function<void(qint64)> then)
@@ -686,120 +515,42 @@ void DeadLetterBrowser::showContextMenu(const QPoint &position)
 
 void DeadLetterBrowser::copySelection()
 {
-    const QList<qint64> ids = selectedIds();
-    if (ids.isEmpty())
-        return;
-    m_reader->run(this, [this, ids](const Expected<SqliteReadConnection *> &store)
-                            -> StoreReader::Continuation {
-        QByteArrayList records;
-        QString error;
-        if (!store) {
-            error = store.error();
-        } else {
-            const auto statement = store.value()->statement(
-                "SELECT record FROM dead_letters WHERE id IN ("_ba + chunkPlaceholders()
-                + ") ORDER BY id DESC"_ba);
-            if (!statement)
-                error = statement.error();
-            for (qsizetype start = 0; start < ids.size() && error.isEmpty(); start += OperationChunk) {
-                bindChunk(*statement.value(), ids.mid(start, OperationChunk));
-                const auto read = store.value()->readRows(
-                    *statement.value(),
-                    [&records](const SqliteStatement &row) { records.append(row.columnBlob(0)); });
-                if (!read)
-                    error = read.error();
-            }
-        }
-        const QString text = records.size() == 1 ? prettyJson(records.constFirst())
-                                                 : prettyJson('[' + records.join(',') + ']');
-        const int count = int(records.size());
-        return [this, text, count, error] {
-            if (!error.isEmpty()) {
-                setStatus(error);
-                return;
-            }
-            QApplication::clipboard()->setText(text);
-            setStatus(tr("Copied %n record(s) to the clipboard.", nullptr, count));
-        };
-    });
+    m_operations->copyRecords(selectedIds());
 }
 
 void DeadLetterBrowser::openBlobFolder()
 {
     const QModelIndex current = m_table->currentIndex();
-    if (!current.isValid() || !m_host)
+    if (!current.isValid())
         return;
-    const QString blobPath = current.data(DeadLetterModel::BlobPathRole).toString();
-    // A blob in an Azure Storage container (or Azurite) is read back through the engine, signed
-    // with the account key, and shown as the record of truth.
-    const QString topicName = current.siblingAtColumn(DeadLetterModel::TopicColumn).data().toString();
-    const QString subscriptionName = current.siblingAtColumn(DeadLetterModel::SubscriptionColumn).data().toString();
-    if (const Topic *topic = m_host->workspace().findTopic(topicName)) {
-        for (const EventSubscription &subscription : topic->eventSubscriptions) {
-            if (subscription.name.compare(subscriptionName, Qt::CaseInsensitive) != 0
-                || subscription.deadLetterDestination.kind != DeadLetterDestination::Kind::AzureBlob)
-                continue;
-            const DeadLetterDestination destination = subscription.deadLetterDestination;
-            QPointer<DeadLetterBrowser> self(this);
-            setStatus(tr("Reading blob %1…").arg(blobPath));
-            m_host->readDeadLetterBlob(destination, blobPath, [self, destination, blobPath](const Expected<QByteArray> &blob) {
-                if (!self)
-                    return;
-                if (!blob) {
-                    self->setStatus(tr("Could not read blob %1: %2").arg(blobPath, blob.error()));
-                    return;
-                }
-                self->setStatus(QString());
-                auto *viewer = new QPlainTextEdit;
-                viewer->setAttribute(Qt::WA_DeleteOnClose);
-                viewer->setWindowFlag(Qt::Window);
-                viewer->setReadOnly(true);
-                viewer->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-                viewer->setWindowTitle(tr("Blob %1").arg(DeadLetterRouter::blobLocation(destination, blobPath, QString()).toString()));
-                viewer->setPlainText(prettyJson(blob.value()));
-                viewer->resize(760, 560);
-                viewer->show();
-            });
-            return;
-        }
-    }
-    const QString root = QDir(m_host->config().workspaceDirectory).filePath(u"deadletters"_s);
-    const QString folder = QFileInfo(QDir(root).filePath(blobPath)).absolutePath();
-    if (blobPath.isEmpty() || !QFileInfo(folder).isDir()) {
-        setStatus(tr("The folder %1 does not exist: the blob was written to a remote container, or "
-                     "the folder was moved.")
-                      .arg(QDir::toNativeSeparators(folder)));
-        return;
-    }
-    if (!QDesktopServices::openUrl(QUrl::fromLocalFile(folder)))
-        setStatus(tr("Could not open %1.").arg(QDir::toNativeSeparators(folder)));
+    m_operations->openBlob(
+        current.siblingAtColumn(DeadLetterModel::TopicColumn).data().toString(),
+        current.siblingAtColumn(DeadLetterModel::SubscriptionColumn).data().toString(),
+        current.data(DeadLetterModel::BlobPathRole).toString());
 }
 
 void DeadLetterBrowser::resubmit(Scope scope)
 {
-    if (m_operation)
+    if (m_operations->isBusy())
         return;
-    auto operation = std::make_unique<Operation>();
-    operation->kind = Operation::Kind::Resubmit;
-    operation->scope = scope;
+    DeadLetterOperations::Request request;
+    request.kind = DeadLetterOperations::Kind::Resubmit;
+    request.scope = scope;
     if (scope == Scope::Selected) {
-        operation->ids = selectedIds();
-        operation->total = operation->ids.size();
-        if (operation->ids.isEmpty())
+        request.ids = selectedIds();
+        request.total = request.ids.size();
+        if (request.ids.isEmpty())
             return;
-        if (operation->ids.size() > 1
-            && QMessageBox::question(
-                   this, tr("Resubmit Dead Letters"),
-                   tr("Resubmit %n dead letter(s) to their subscriptions?", nullptr,
-                      int(operation->ids.size())))
+        if (request.ids.size() > 1
+            && QMessageBox::question(this, tr("Resubmit Dead Letters"),
+                                     tr("Resubmit %n dead letter(s) to their subscriptions?",
+                                        nullptr, int(request.ids.size())))
                 != QMessageBox::Yes)
             return;
-        startOperation(std::move(operation));
+        m_operations->start(std::move(request));
         return;
     }
-    operation->filter = m_model->filter();
-    std::shared_ptr<Operation> pending(operation.release());
-    withMatchingCount([this, pending](qint64 matching) {
+    withMatchingCount([this, request](qint64 matching) mutable {
         if (matching < 0) {
             setStatus(tr("The dead letters could not be counted: %1").arg(m_countError));
             return;
@@ -814,36 +565,34 @@ void DeadLetterBrowser::resubmit(Scope scope)
                                       .arg(QLocale().toString(matching)))
             != QMessageBox::Yes)
             return;
-        auto operation = std::make_unique<Operation>(std::move(*pending));
-        operation->total = matching;
-        operation->filter = m_model->filter();
-        startOperation(std::move(operation));
+        request.total = matching;
+        request.filter = m_model->filter();
+        m_operations->start(std::move(request));
     });
 }
 
 void DeadLetterBrowser::remove(Scope scope)
 {
-    if (m_operation)
+    if (m_operations->isBusy())
         return;
-    auto operation = std::make_unique<Operation>();
-    operation->kind = Operation::Kind::Delete;
-    operation->scope = scope;
+    DeadLetterOperations::Request request;
+    request.kind = DeadLetterOperations::Kind::Delete;
+    request.scope = scope;
     if (scope == Scope::Selected) {
-        operation->ids = selectedIds();
-        operation->total = operation->ids.size();
-        if (operation->ids.isEmpty())
+        request.ids = selectedIds();
+        request.total = request.ids.size();
+        if (request.ids.isEmpty())
             return;
         if (QMessageBox::question(this, tr("Delete Dead Letters"),
                                   tr("Delete %n dead letter(s)? They leave the index and can no "
                                      "longer be resubmitted from EventDesk; the blob files stay.",
-                                     nullptr, int(operation->ids.size())))
+                                     nullptr, int(request.ids.size())))
             != QMessageBox::Yes)
             return;
-        startOperation(std::move(operation));
+        m_operations->start(std::move(request));
         return;
     }
-    std::shared_ptr<Operation> pending(operation.release());
-    withMatchingCount([this, pending](qint64 matching) {
+    withMatchingCount([this, request](qint64 matching) mutable {
         if (matching <= 0) {
             setStatus(matching < 0 ? tr("The dead letters could not be counted: %1").arg(m_countError)
                                    : tr("No dead letter matches the filter."));
@@ -855,16 +604,15 @@ void DeadLetterBrowser::remove(Scope scope)
                                       .arg(QLocale().toString(matching)))
             != QMessageBox::Yes)
             return;
-        auto operation = std::make_unique<Operation>(std::move(*pending));
-        operation->total = matching;
-        operation->filter = m_model->filter();
-        startOperation(std::move(operation));
+        request.total = matching;
+        request.filter = m_model->filter();
+        m_operations->start(std::move(request));
     });
 }
 
 void DeadLetterBrowser::exportDeadLetters(Scope scope)
 {
-    if (m_operation)
+    if (m_operations->isBusy())
         return;
     const QString directory = QFileDialog::getExistingDirectory(
         this, scope == Scope::Selected ? tr("Export Selected Dead Letters")
@@ -875,270 +623,38 @@ void DeadLetterBrowser::exportDeadLetters(Scope scope)
 
 void DeadLetterBrowser::exportTo(const QString &directory, Scope scope)
 {
-    if (m_operation)
+    if (m_operations->isBusy())
         return;
-    auto operation = std::make_unique<Operation>();
-    operation->kind = Operation::Kind::Export;
-    operation->scope = scope;
-    operation->directory = directory;
+    DeadLetterOperations::Request request;
+    request.kind = DeadLetterOperations::Kind::Export;
+    request.scope = scope;
+    request.directory = directory;
     if (scope == Scope::Selected) {
-        operation->ids = selectedIds();
-        operation->total = operation->ids.size();
-        if (!operation->ids.isEmpty())
-            startOperation(std::move(operation));
+        request.ids = selectedIds();
+        request.total = request.ids.size();
+        if (!request.ids.isEmpty())
+            m_operations->start(std::move(request));
         return;
     }
-    std::shared_ptr<Operation> pending(operation.release());
-    withMatchingCount([this, pending](qint64 matching) {
-        auto operation = std::make_unique<Operation>(std::move(*pending));
-        operation->total = std::max<qint64>(matching, 0);
-        operation->filter = m_model->filter();
-        startOperation(std::move(operation));
+    withMatchingCount([this, request](qint64 matching) mutable {
+        request.total = std::max<qint64>(matching, 0);
+        request.filter = m_model->filter();
+        m_operations->start(std::move(request));
     });
 }
 
-void DeadLetterBrowser::startOperation(std::unique_ptr<Operation> operation)
+void DeadLetterBrowser::operationDone(DeadLetterOperations::Kind kind, Scope scope, int processed,
+                                      const QStringList &errors, const QString &message)
 {
-    if (m_operation)
-        return;
-    m_operation = std::move(operation);
-    Operation &op = *m_operation;
-    QString label;
-    switch (op.kind) {
-    case Operation::Kind::Resubmit:
-        label = tr("Resubmitting dead letters…");
-        break;
-    case Operation::Kind::Delete:
-        label = tr("Deleting dead letters…");
-        break;
-    case Operation::Kind::Export:
-        label = tr("Exporting dead letters to %1…").arg(QDir::toNativeSeparators(op.directory));
-        if (!QDir().mkpath(op.directory)) {
-            op.errors << tr("Could not create the folder %1.").arg(QDir::toNativeSeparators(op.directory));
-            finishOperation();
-            return;
-        }
-        break;
-    }
-    auto *progress = new QProgressDialog(label, tr("Cancel"), 0, int(std::max<qint64>(op.total, 1)),
-                                         this);
-    progress->setWindowModality(Qt::WindowModal);
-    progress->setMinimumDuration(300);
-    progress->setAutoClose(false);
-    progress->setAutoReset(false);
-    progress->setValue(0);
-    connect(progress, &QProgressDialog::canceled, this, [this] {
-        if (!m_operation)
-            return;
-        m_operation->canceled = true;
-        if (m_operation->progress)
-            m_operation->progress->setLabelText(tr("Canceling after the current chunk…"));
-    });
-    op.progress = progress;
-    updateActions();
-    nextChunk();
-}
-
-void DeadLetterBrowser::nextChunk()
-{
-    Operation &op = *m_operation;
-    if (op.canceled || op.exhausted) {
-        finishOperation();
-        return;
-    }
-    if (op.scope == Scope::Selected) {
-        const QList<qint64> chunk = op.ids.mid(op.nextIndex, OperationChunk);
-        op.nextIndex += chunk.size();
-        op.exhausted = op.nextIndex >= op.ids.size();
-        if (chunk.isEmpty())
-            finishOperation();
-        else
-            processChunk(chunk);
-        return;
-    }
-    // All matching: the next ids by keyset. Resubmitted and deleted rows leave the index, and rows
-    // that failed stay behind the keyset, so each one is taken once.
-    const DeadLetterFilter filter = op.filter;
-    const qint64 beforeId = op.beforeId;
-    m_reader->run(this, [this, filter, beforeId](const Expected<SqliteReadConnection *> &store)
-                            -> StoreReader::Continuation {
-        QList<qint64> ids;
-        QString error;
-        if (!store) {
-            error = store.error();
-        } else {
-            const SqlConditions conditions = filter.conditions(beforeId);
-            const auto statement = store.value()->statement(
-                "SELECT id FROM dead_letters"_ba + conditions.whereClause()
-                + " ORDER BY id DESC LIMIT ?"_ba);
-            if (!statement) {
-                error = statement.error();
-            } else {
-                statement.value()->bind(conditions.bind(*statement.value()) + 1, OperationChunk);
-                const auto read = store.value()->readRows(
-                    *statement.value(),
-                    [&ids](const SqliteStatement &row) { ids.append(row.columnInt64(0)); });
-                if (!read)
-                    error = read.error();
-            }
-        }
-        return [this, ids, error] {
-            if (!m_operation)
-                return;
-            Operation &op = *m_operation;
-            if (!error.isEmpty())
-                op.errors << error;
-            if (ids.isEmpty() || !error.isEmpty()) {
-                finishOperation();
-                return;
-            }
-            op.beforeId = ids.constLast();
-            op.exhausted = ids.size() < OperationChunk;
-            processChunk(ids);
-        };
-    });
-}
-
-void DeadLetterBrowser::processChunk(const QList<qint64> &ids)
-{
-    Operation &op = *m_operation;
-    op.chunk = ids;
-    QPointer<DeadLetterBrowser> self(this);
-    switch (op.kind) {
-    case Operation::Kind::Resubmit:
-        if (!m_host) {
-            chunkDone(0, {tr("The engine is not running.")});
-            return;
-        }
-        m_host->resubmitDeadLetters(ids, [self](const ResubmitResult &result) {
-            if (self)
-                self->chunkDone(result.resubmitted, result.errors);
-        });
-        return;
-    case Operation::Kind::Delete:
-        if (!m_host) {
-            chunkDone(0, {tr("The engine is not running.")});
-            return;
-        }
-        m_host->removeDeadLetters(ids, [self, count = int(ids.size())](const Expected<void> &result) {
-            if (!self)
-                return;
-            if (result)
-                self->chunkDone(count, {});
-            else
-                self->chunkDone(0, {result.error()});
-        });
-        return;
-    case Operation::Kind::Export:
-        break;
-    }
-    const QString directory = op.directory;
-    m_reader->run(this, [this, ids, directory](const Expected<SqliteReadConnection *> &store)
-                            -> StoreReader::Continuation {
-        int written = 0;
-        QStringList errors;
-        if (!store) {
-            errors << store.error();
-        } else {
-            const QDir target(directory);
-            const auto statement = store.value()->statement(
-                "SELECT id, event_id, record FROM dead_letters WHERE id IN ("_ba
-                + chunkPlaceholders() + ") ORDER BY id DESC"_ba);
-            if (!statement) {
-                errors << statement.error();
-            } else {
-                bindChunk(*statement.value(), ids);
-                const auto writeFile = [&](const SqliteStatement &row) {
-                    const qint64 id = row.columnInt64(0);
-                    const QString path = target.filePath(exportFileName(id, row.columnText(1)));
-                    QSaveFile file(path);
-                    const QByteArray bytes = prettyJson(row.columnBlob(2)).toUtf8() + '\n';
-                    if (file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size()
-                        && file.commit()) {
-                        ++written;
-                    } else {
-                        errors << tr("Could not write %1: %2")
-                                      .arg(QDir::toNativeSeparators(path), file.errorString());
-                    }
-                };
-                if (const auto read = store.value()->readRows(*statement.value(), writeFile); !read)
-                    errors << read.error();
-            }
-        }
-        return [this, written, errors] {
-            if (m_operation)
-                chunkDone(written, errors);
-        };
-    });
-}
-
-void DeadLetterBrowser::chunkDone(int processed, const QStringList &errors)
-{
-    if (!m_operation)
-        return;
-    Operation &op = *m_operation;
-    op.processed += processed;
-    op.errors += errors;
-    // Rows that are gone leave the list at once (the list reloads at the end where that is
-    // simpler than tracking each row).
-    if (op.kind != Operation::Kind::Export && op.scope == Scope::Selected && errors.isEmpty())
-        m_model->removeIds(op.chunk);
-    if (op.progress) {
-        if (op.processed > op.progress->maximum())
-            op.progress->setMaximum(op.processed);
-        op.progress->setValue(op.processed);
-    }
-    // setValue() of a modal progress dialog processes events; Cancel may have finished it.
-    if (m_operation)
-        nextChunk();
-}
-
-void DeadLetterBrowser::finishOperation()
-{
-    if (!m_operation)
-        return;
-    const std::unique_ptr<Operation> op = std::move(m_operation);
-    if (op->progress) {
-        op->progress->reset();
-        op->progress->deleteLater();
-    }
-    const QLocale locale;
-    QString message;
-    switch (op->kind) {
-    case Operation::Kind::Resubmit:
-        message = tr("Resubmitted %1 dead letters to their subscriptions.")
-                      .arg(locale.toString(op->processed));
-        break;
-    case Operation::Kind::Delete:
-        message = tr("Deleted %1 dead letters.").arg(locale.toString(op->processed));
-        break;
-    case Operation::Kind::Export:
-        message = tr("Exported %1 dead letters to %2.")
-                      .arg(locale.toString(op->processed), QDir::toNativeSeparators(op->directory));
-        break;
-    }
-    if (op->canceled)
-        message += u' ' + tr("Canceled before the end.");
-    if (!op->errors.isEmpty()) {
-        message += u' ' + tr("%n problem(s); the first: %1", nullptr, int(op->errors.size()))
-                              .arg(op->errors.constFirst());
-        auto *box = new QMessageBox(QMessageBox::Warning, tr("Dead Letters"), message,
-                                    QMessageBox::Ok, this);
-        QStringList listed = op->errors.mid(0, MaxErrorsListed);
-        if (op->errors.size() > MaxErrorsListed)
-            listed << tr("… and %n more", nullptr, int(op->errors.size() - MaxErrorsListed));
-        box->setDetailedText(listed.join(u'\n'));
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();
-    }
     setStatus(message);
     updateActions();
-    if (op->kind != Operation::Kind::Export) {
-        if (op->scope == Scope::AllMatching || !op->errors.isEmpty())
+    if (kind != DeadLetterOperations::Kind::Export) {
+        // Rows of a selection left the list chunk by chunk; anything else is simpler to read again.
+        if (scope == Scope::AllMatching || !errors.isEmpty())
             m_model->reload();
         requestCounts();
     }
-    Q_EMIT operationFinished(op->processed, op->errors);
+    Q_EMIT operationFinished(processed, errors);
 }
 
 } // namespace EventDesk::Ui

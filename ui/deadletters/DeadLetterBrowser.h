@@ -1,6 +1,7 @@
 #pragma once
 
 #include "DeadLetterModel.h"
+#include "DeadLetterOperations.h"
 
 #include <QList>
 #include <QPointer>
@@ -12,13 +13,10 @@
 #include <memory>
 
 class QAction;
-class QCheckBox;
 class QComboBox;
-class QDateTimeEdit;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
-class QProgressDialog;
 class QTableView;
 class QTimer;
 class QToolBar;
@@ -29,23 +27,22 @@ class EngineHost;
 
 namespace EventDesk::Ui {
 
-class DeadLetterRecordHighlighter;
+class DeadLetterDetailPane;
+class FilterBar;
 class StoreReader;
 
 // PRODUCT.md "Dead-letter browser": every dead letter of the workspace, read lazily from the
 // store (a million rows open at once), filtered by subscription, reason, last outcome, time and
 // payload text; the record pretty-printed with the dead-letter fields highlighted; copy, resubmit
-// (one, selected, all matching), delete, export to JSON files, open the blob's folder. Long
-// operations run in chunks with progress and Cancel.
+// (one, selected, all matching), delete, export to JSON files, open the blob's folder. The
+// filters are a FilterBar, the record a DeadLetterDetailPane, and what the actions do
+// DeadLetterOperations (long operations run in chunks with progress and Cancel).
 class DeadLetterBrowser final : public QWidget
 {
     Q_OBJECT
 
 public:
-    enum class Scope { Selected, AllMatching };
-
-    // Chunk size of resubmit / delete / export: the progress moves and Cancel acts between chunks.
-    static constexpr int OperationChunk = 500;
+    using Scope = DeadLetterOperations::Scope;
 
     explicit DeadLetterBrowser(EventDesk::EngineHost *host, QWidget *parent = nullptr);
     ~DeadLetterBrowser() override;
@@ -67,15 +64,16 @@ public:
 
     DeadLetterModel *model() const { return m_model; }
     QTableView *tableView() const { return m_table; }
-    QPlainTextEdit *detailView() const { return m_detail; }
-    QLabel *countLabel() const { return m_countLabel; }
+    QPlainTextEdit *detailView() const;
+    FilterBar *filterBar() const { return m_filterBar; }
+    QLabel *countLabel() const;
     QLabel *statusLabel() const { return m_statusLabel; }
-    QLineEdit *searchField() const { return m_search; }
-    QComboBox *subscriptionCombo() const { return m_subscriptionCombo; }
-    QComboBox *reasonCombo() const { return m_reasonCombo; }
-    QComboBox *outcomeCombo() const { return m_outcomeCombo; }
-    qint64 detailId() const { return m_detailId; }
-    bool isBusy() const { return m_operation != nullptr; }
+    QLineEdit *searchField() const;
+    QComboBox *subscriptionCombo() const;
+    QComboBox *reasonCombo() const;
+    QComboBox *outcomeCombo() const;
+    qint64 detailId() const;
+    bool isBusy() const { return m_operations->isBusy(); }
 
 Q_SIGNALS:
     // The counts for the current filter are known (matching == total without a filter).
@@ -86,11 +84,8 @@ Q_SIGNALS:
     void operationFinished(int processed, const QStringList &errors);
 
 private:
-    struct Operation;
-
     void createActions();
     void rebuildSubscriptionChoices();
-    void scheduleFilter();
     void applyFilter();
     DeadLetterFilter filterFromControls() const;
     void requestCounts();
@@ -102,11 +97,8 @@ private:
     void showContextMenu(const QPoint &position);
     void setStatus(const QString &text);
 
-    void startOperation(std::unique_ptr<Operation> operation);
-    void nextChunk();
-    void processChunk(const QList<qint64> &ids);
-    void chunkDone(int processed, const QStringList &errors);
-    void finishOperation();
+    void operationDone(DeadLetterOperations::Kind kind, Scope scope, int processed,
+                       const QStringList &errors, const QString &message);
 
     QPointer<EngineHost> m_host;
     StoreReader *m_reader = nullptr; // pages, detail, ids of bulk operations, export
@@ -114,21 +106,11 @@ private:
     DeadLetterModel *m_model = nullptr;
 
     QToolBar *m_toolBar = nullptr;
-    QLineEdit *m_search = nullptr;
-    QComboBox *m_subscriptionCombo = nullptr;
-    QComboBox *m_reasonCombo = nullptr;
-    QComboBox *m_outcomeCombo = nullptr;
-    QCheckBox *m_fromCheck = nullptr;
-    QDateTimeEdit *m_fromEdit = nullptr;
-    QCheckBox *m_toCheck = nullptr;
-    QDateTimeEdit *m_toEdit = nullptr;
-    QLabel *m_countLabel = nullptr;
+    FilterBar *m_filterBar = nullptr;
     QLabel *m_statusLabel = nullptr;
     QTableView *m_table = nullptr;
-    QLabel *m_detailCaption = nullptr;
-    QPlainTextEdit *m_detail = nullptr;
-    DeadLetterRecordHighlighter *m_highlighter = nullptr;
-    QTimer *m_filterTimer = nullptr;
+    DeadLetterDetailPane *m_detail = nullptr;
+    DeadLetterOperations *m_operations = nullptr;
     QTimer *m_countingHint = nullptr;
 
     QAction *m_copyAction = nullptr;
@@ -148,11 +130,6 @@ private:
     qint64 m_matching = 0;
     QString m_countError;
     QList<std::function<void(qint64)>> m_waitingForCount;
-
-    quint64 m_detailGeneration = 0;
-    qint64 m_detailId = 0;
-
-    std::unique_ptr<Operation> m_operation;
 };
 
 } // namespace EventDesk::Ui

@@ -1,34 +1,31 @@
 #pragma once
 
+#include "EditorSection.h"
 #include "model/EventSubscription.h"
 #include "model/Topic.h"
 
 #include <QList>
-#include <QMap>
 #include <QWidget>
 
-class QCheckBox;
-class QComboBox;
-class QFormLayout;
-class QGroupBox;
-class QHostInfo;
 class QLabel;
-class QLineEdit;
 class QPushButton;
 class QScrollArea;
-class QTableView;
-class QTimer;
 
 namespace EventDesk::Ui {
 
-class AdvancedFilterModel;
-class DeliveryHeaderModel;
-class LimitSpinBox;
+class BatchingSection;
+class DeadLetterSection;
+class FilterSection;
+class GeneralSection;
+class HeadersSection;
+class RetrySection;
 class RetryTimelineView;
 
 // Edits one event subscription: every setting of SPEC with its valid range shown and enforced
-// inline, plus the retry timeline preview. Validation is the core's own
-// (validateEventSubscription), run on every change; Save stays disabled while anything is invalid.
+// inline, plus the retry timeline preview. Each group of settings is an EditorSection; the editor
+// holds what they share: the subscription being edited, whether it changed, its validation
+// (SubscriptionValidator, the core's own rules run on every change) and Save / Revert. Save stays
+// disabled while anything is invalid.
 class SubscriptionEditor final : public QWidget
 {
     Q_OBJECT
@@ -58,7 +55,7 @@ public:
     void markSaved(); // after the lead saved it successfully
     void showSaveError(const QString &message); // engine/workspace refused it
 
-    RetryTimelineView *retryTimelineView() const { return m_timeline; }
+    RetryTimelineView *retryTimelineView() const;
 
     // Asks whether to save the unsaved changes of subscription `name` before they would be lost.
     static DiscardChoice askToSave(QWidget *parent, const QString &name);
@@ -73,59 +70,15 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
-    // The places a validation message can point at.
-    enum class Field {
-        Name,
-        Endpoint,
-        DeliverySchema,
-        MaxAttempts,
-        TimeToLive,
-        MaxEvents,
-        PreferredSize,
-        Headers,
-        AdvancedFilters,
-        DeadLetterResourceId,
-        DeadLetterContainer,
-        DeadLetterAccount,
-        DeadLetterEndpoint,
-        General,
-    };
-    struct FieldError
-    {
-        Field field = Field::General;
-        int row = -1; // headers / advanced filters
-        QString message;
-    };
-
-    QWidget *buildGeneralSection();
-    QWidget *buildFilterSection();
-    QWidget *buildRetrySection();
-    QWidget *buildBatchingSection();
-    QWidget *buildHeadersSection();
-    QWidget *buildDeadLetterSection();
-    QWidget *fieldWithError(Field field, QWidget *input, QWidget *trailing = nullptr);
-
     void populate(const EventSubscription &subscription);
     void onEdited();
     void revalidate();
-    QList<FieldError> collectErrors(const EventSubscription &subscription) const;
-    FieldError describeCoreError(const QString &coreMessage) const;
     QByteArray stateKey() const;
     void updateSaveState();
-    void updateDeadLetterRows();
-    void updateTtlHours();
-    void updateCounts();
-    void updateTimeline();
-    void focusField(Field field, int row);
+    void focusField(SubscriptionField field, int row);
     void onSaveClicked();
     void onRevertClicked();
-    void rebuildSchemaChoices();
     void applyErrorPalette();
-    // A host name that does not resolve is worth knowing before saving (deliveries would end
-    // ResolutionError), but not an error: the host may come up later. Looked up off the GUI thread.
-    void scheduleHostLookup();
-    void lookUpHost();
-    void onHostLookedUp(const QHostInfo &info);
 
     EventSchema m_topicInputSchema = EventSchema::EventGrid;
     QString m_topicName;
@@ -135,61 +88,23 @@ private:
     bool m_loading = false;
     bool m_modified = false;
     QList<FieldError> m_errors;
+    EditorFields m_fields;
 
     QScrollArea *m_scroll = nullptr;
     QLabel *m_titleLabel = nullptr;
-
-    QLineEdit *m_nameEdit = nullptr;
-    QLineEdit *m_endpointEdit = nullptr;
-    QComboBox *m_schemaCombo = nullptr;
-    QCheckBox *m_enabledCheck = nullptr;
-
-    QLineEdit *m_eventTypesEdit = nullptr;
-    QLineEdit *m_subjectBeginsEdit = nullptr;
-    QLineEdit *m_subjectEndsEdit = nullptr;
-    QCheckBox *m_caseSensitiveCheck = nullptr;
-    AdvancedFilterModel *m_filterModel = nullptr;
-    QTableView *m_filterView = nullptr;
-    QPushButton *m_addFilterButton = nullptr;
-    QPushButton *m_removeFilterButton = nullptr;
-    QLabel *m_filterCountLabel = nullptr;
-
-    LimitSpinBox *m_maxAttemptsSpin = nullptr;
-    LimitSpinBox *m_ttlSpin = nullptr;
-    QLabel *m_ttlHoursLabel = nullptr;
-    RetryTimelineView *m_timeline = nullptr;
-
-    QGroupBox *m_batchingGroup = nullptr;
-    LimitSpinBox *m_maxEventsSpin = nullptr;
-    LimitSpinBox *m_preferredSizeSpin = nullptr;
-
-    DeliveryHeaderModel *m_headerModel = nullptr;
-    QTableView *m_headerView = nullptr;
-    QPushButton *m_addHeaderButton = nullptr;
-    QPushButton *m_removeHeaderButton = nullptr;
-    QCheckBox *m_revealSecretsCheck = nullptr;
-    QLabel *m_headerCountLabel = nullptr;
-
-    QComboBox *m_deadLetterCombo = nullptr;
-    QFormLayout *m_deadLetterForm = nullptr;
-    QLineEdit *m_deadLetterContainerEdit = nullptr;
-    QLineEdit *m_deadLetterAccountEdit = nullptr;
-    QLineEdit *m_deadLetterEndpointEdit = nullptr;
-    QLineEdit *m_deadLetterResourceIdEdit = nullptr;
-    QLabel *m_deadLetterHint = nullptr;
+    GeneralSection *m_general = nullptr;
+    FilterSection *m_filters = nullptr;
+    RetrySection *m_retry = nullptr;
+    BatchingSection *m_batching = nullptr;
+    HeadersSection *m_headers = nullptr;
+    DeadLetterSection *m_deadLetter = nullptr;
+    QList<EditorSection *> m_sections;
 
     QLabel *m_summaryIcon = nullptr;
     QLabel *m_summaryLabel = nullptr;
     QLabel *m_saveErrorLabel = nullptr;
     QPushButton *m_revertButton = nullptr;
     QPushButton *m_saveButton = nullptr;
-
-    QMap<Field, QLabel *> m_errorLabels;
-    QMap<Field, QWidget *> m_fieldWidgets;
-
-    QLabel *m_hostWarning = nullptr;
-    QTimer *m_hostLookupTimer = nullptr;
-    int m_hostLookupId = -1;
 };
 
 } // namespace EventDesk::Ui

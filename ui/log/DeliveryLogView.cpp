@@ -2,17 +2,14 @@
 
 #include "DeliveryLogModel.h"
 #include "StoreReader.h"
+#include "common/FilterBar.h"
 #include "store/SqliteStoreSchema.h"
 
 #include <QAction>
 #include <QApplication>
-#include <QCheckBox>
 #include <QClipboard>
-#include <QComboBox>
-#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLineEdit>
 #include <QLocale>
 #include <QMenu>
 #include <QScrollBar>
@@ -37,7 +34,8 @@ public:
     void syncGeometry() { updateGeometries(); }
 };
 
-constexpr int SearchDelayMs = 200;
+// The event id filter runs over rows in memory: a short pause is enough.
+constexpr std::chrono::milliseconds SearchDelay{200};
 
 // The outcomes a webhook attempt can have (SPEC §7), success first, then by family.
 constexpr DeliveryOutcome webhookOutcomes[] = {
@@ -66,53 +64,27 @@ DeliveryLogView::DeliveryLogView(QWidget *parent)
     , m_filter(new DeliveryLogFilterModel(this))
     , m_reader(new StoreReader(this))
     , m_table(new LogTableView(this))
-    , m_search(new QLineEdit(this))
-    , m_subscriptionCombo(new QComboBox(this))
-    , m_outcomeCombo(new QComboBox(this))
-    , m_onlyFailures(new QCheckBox(tr("Only &failures"), this))
-    , m_countLabel(new QLabel(this))
     , m_statusLabel(new QLabel(this))
-    , m_searchTimer(new QTimer(this))
     , m_countTimer(new QTimer(this))
 {
     m_filter->setSourceModel(m_model);
 
-    m_search->setPlaceholderText(tr("Filter by event id…"));
-    m_search->setClearButtonEnabled(true);
-    m_search->setToolTip(tr("Show only attempts that carried an event whose id contains this "
-                            "text (Ctrl+F)"));
-    auto *findAction = new QAction(this);
-    findAction->setShortcut(QKeySequence::Find);
-    findAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    addAction(findAction);
-    connect(findAction, &QAction::triggered, m_search, [this] {
-        m_search->setFocus(Qt::ShortcutFocusReason);
-        m_search->selectAll();
-    });
+    FilterBar::Fields fields;
+    fields.text = FilterBar::TextField{
+        tr("Filter by event id…"),
+        tr("Show only attempts that carried an event whose id contains this text")};
+    fields.subscription = tr("Show the attempts of one subscription");
+    fields.outcome = FilterBar::OutcomeField{
+        tr("All outcomes"),
+        QList<DeliveryOutcome>(std::cbegin(webhookOutcomes), std::cend(webhookOutcomes)),
+        tr("Show the attempts with one outcome")};
+    fields.onlyFailures = tr("Hide successful deliveries");
+    fields.typingDelay = SearchDelay;
+    m_filterBar = new FilterBar(fields, this);
+    addAction(m_filterBar->findAction());
 
-    m_subscriptionCombo->setToolTip(tr("Show the attempts of one subscription"));
-    m_subscriptionCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    m_subscriptionCombo->setMinimumContentsLength(16);
-    rebuildSubscriptionChoices();
-
-    m_outcomeCombo->setToolTip(tr("Show the attempts with one outcome"));
-    m_outcomeCombo->addItem(tr("All outcomes"));
-    for (const DeliveryOutcome outcome : webhookOutcomes)
-        m_outcomeCombo->addItem(deliveryOutcomeName(outcome), int(outcome));
-    m_onlyFailures->setToolTip(tr("Hide successful deliveries"));
-
-    m_countLabel->setObjectName(u"countLabel"_s);
-    m_countLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_statusLabel->setVisible(false);
     m_statusLabel->setWordWrap(true);
-
-    auto *filterBar = new QHBoxLayout;
-    filterBar->addWidget(m_search, 2);
-    filterBar->addWidget(m_subscriptionCombo, 1);
-    filterBar->addWidget(m_outcomeCombo);
-    filterBar->addWidget(m_onlyFailures);
-    filterBar->addStretch();
-    filterBar->addWidget(m_countLabel);
 
     m_table->setModel(m_filter);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -149,27 +121,13 @@ DeliveryLogView::DeliveryLogView(QWidget *parent)
     m_table->setToolTip(tr("Double-click or press Enter to inspect the event's history"));
 
     auto *layout = new QVBoxLayout(this);
-    layout->addLayout(filterBar);
+    layout->addWidget(m_filterBar);
     layout->addWidget(m_statusLabel);
     layout->addWidget(m_table, 1);
 
-    m_searchTimer->setSingleShot(true);
-    m_searchTimer->setInterval(SearchDelayMs);
-    connect(m_search, &QLineEdit::textChanged, m_searchTimer, qOverload<>(&QTimer::start));
-    connect(m_searchTimer, &QTimer::timeout, this, [this] {
-        m_filter->setEventIdText(m_search->text());
-        updateCountLabel();
-    });
-    connect(m_subscriptionCombo, &QComboBox::currentIndexChanged, this,
-            &DeliveryLogView::applySubscriptionChoice);
-    connect(m_outcomeCombo, &QComboBox::currentIndexChanged, this,
-            &DeliveryLogView::applyOutcomeChoice);
-    connect(m_onlyFailures, &QCheckBox::toggled, this, [this](bool checked) {
-        m_filter->setOnlyFailures(checked);
-        updateCountLabel();
-    });
+    connect(m_filterBar, &FilterBar::queryChanged, this, &DeliveryLogView::applyQuery);
     connect(m_model, &DeliveryLogModel::subscriptionsChanged, this,
-            &DeliveryLogView::rebuildSubscriptionChoices);
+            [this] { m_filterBar->setSubscriptions(m_model->subscriptions()); });
     connect(m_table, &QTableView::activated, this, &DeliveryLogView::inspectRow);
     connect(m_table, &QWidget::customContextMenuRequested, this,
             &DeliveryLogView::showContextMenu);
@@ -314,50 +272,16 @@ void DeliveryLogView::restoreScroll(const ScrollAnchor &anchor)
 
 void DeliveryLogView::setFilterSubscription(const QString &topic, const QString &subscription)
 {
-    if (subscription.isEmpty()) {
-        m_subscriptionCombo->setCurrentIndex(0);
-        return;
-    }
-    const QStringList key{topic, subscription};
-    int index = m_subscriptionCombo->findData(key);
-    if (index < 0) {
-        m_subscriptionCombo->addItem(tr("%1 / %2").arg(topic, subscription), key);
-        index = m_subscriptionCombo->count() - 1;
-    }
-    m_subscriptionCombo->setCurrentIndex(index);
+    m_filterBar->setSubscription(topic, subscription);
 }
 
-void DeliveryLogView::rebuildSubscriptionChoices()
+void DeliveryLogView::applyQuery(const FilterQuery &query)
 {
-    const QVariant current = m_subscriptionCombo->currentData();
-    const QSignalBlocker blocker(m_subscriptionCombo);
-    if (m_subscriptionCombo->count() == 0)
-        m_subscriptionCombo->addItem(tr("All subscriptions"));
-    for (const auto &[topic, subscription] : m_model->subscriptions()) {
-        const QStringList key{topic, subscription};
-        if (m_subscriptionCombo->findData(key) < 0)
-            m_subscriptionCombo->addItem(tr("%1 / %2").arg(topic, subscription), key);
-    }
-    const int index = current.isValid() ? m_subscriptionCombo->findData(current) : 0;
-    m_subscriptionCombo->setCurrentIndex(std::max(0, index));
-}
-
-void DeliveryLogView::applySubscriptionChoice()
-{
-    const QStringList key = m_subscriptionCombo->currentData().toStringList();
-    if (key.size() == 2)
-        m_filter->setSubscription(key.at(0), key.at(1));
-    else
-        m_filter->setSubscription(QString(), QString());
-    updateCountLabel();
-}
-
-void DeliveryLogView::applyOutcomeChoice()
-{
-    const QVariant value = m_outcomeCombo->currentData();
-    m_filter->setOutcome(value.isValid()
-                             ? std::optional<DeliveryOutcome>(static_cast<DeliveryOutcome>(value.toInt()))
-                             : std::nullopt);
+    // Each setter filters again only when its own condition changed.
+    m_filter->setSubscription(query.topic, query.subscription);
+    m_filter->setOutcome(query.outcome);
+    m_filter->setEventIdText(query.text);
+    m_filter->setOnlyFailures(query.onlyFailures);
     updateCountLabel();
 }
 
@@ -371,9 +295,8 @@ void DeliveryLogView::updateCountLabel()
         : tr("%1 of %2 attempts").arg(locale.toString(shown), locale.toString(total));
     if (m_loadingHistory)
         text += tr(" (loading history…)");
-    m_countLabel->setText(text);
-    m_countLabel->setToolTip(tr("The log keeps the newest %1 attempts")
-                                 .arg(locale.toString(m_model->capacity())));
+    m_filterBar->setSummary(
+        text, tr("The log keeps the newest %1 attempts").arg(locale.toString(m_model->capacity())));
 }
 
 void DeliveryLogView::inspectRow(const QModelIndex &proxyIndex)

@@ -7,16 +7,15 @@
 #include <QString>
 #include <QWidget>
 
-class QCheckBox;
-class QComboBox;
 class QLabel;
-class QLineEdit;
 class QTableView;
 class QTimer;
 
 namespace EventDesk::Ui {
 
 class DeliveryLogFilterModel;
+class FilterBar;
+struct FilterQuery;
 class DeliveryLogModel;
 class StoreReader;
 
@@ -46,6 +45,7 @@ public:
     DeliveryLogModel *logModel() const { return m_model; }
     DeliveryLogFilterModel *filterModel() const { return m_filter; }
     QTableView *tableView() const { return m_table; }
+    FilterBar *filterBar() const { return m_filterBar; }
 
 Q_SIGNALS:
     void inspectEventRequested(const QString &eventId);
@@ -56,9 +56,7 @@ private:
     struct ScrollAnchor;
     ScrollAnchor captureScroll() const;
     void restoreScroll(const ScrollAnchor &anchor);
-    void rebuildSubscriptionChoices();
-    void applySubscriptionChoice();
-    void applyOutcomeChoice();
+    void applyQuery(const FilterQuery &query);
     void updateCountLabel();
     void showContextMenu(const QPoint &position);
     void inspectRow(const QModelIndex &proxyIndex);
@@ -68,13 +66,8 @@ private:
     DeliveryLogFilterModel *m_filter = nullptr;
     StoreReader *m_reader = nullptr;
     QTableView *m_table = nullptr;
-    QLineEdit *m_search = nullptr;
-    QComboBox *m_subscriptionCombo = nullptr;
-    QComboBox *m_outcomeCombo = nullptr;
-    QCheckBox *m_onlyFailures = nullptr;
-    QLabel *m_countLabel = nullptr;
+    FilterBar *m_filterBar = nullptr;
     QLabel *m_statusLabel = nullptr;
-    QTimer *m_searchTimer = nullptr;
     QTimer *m_countTimer = nullptr;
 
     quint64 m_historyGeneration = 0;

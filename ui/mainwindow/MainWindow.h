@@ -1,5 +1,7 @@
 #pragma once
 
+#include "WorkspaceChanges.h"
+#include "WorkspaceSecrets.h"
 #include "host/EngineHost.h"
 #include "model/Workspace.h"
 
@@ -10,17 +12,12 @@
 #include <functional>
 #include <memory>
 
-class QAction;
-class QLabel;
-class QMenu;
 class QSplitter;
 class QTabWidget;
 class QTreeView;
 
 namespace EventDesk {
-class SecretCache;
 class SecretStore;
-struct SecretProblem;
 } // namespace EventDesk
 
 namespace EventDesk::Ui {
@@ -28,12 +25,20 @@ namespace EventDesk::Ui {
 class DashboardView;
 class DeadLetterBrowser;
 class DeliveryLogView;
+class MainStatusBar;
+class MainWindowActions;
 class SubscriptionEditor;
+class WorkspaceFolders;
 class WorkspaceTreeModel;
 
 // The desktop app's window: workspace tree on the left, the dashboard, the subscription editor,
 // the delivery log and the dead-letter browser in tabs, totals in the status bar. The engine runs
 // on its own thread behind EngineHost; this window only sends it requests and shows snapshots.
+//
+// The window lays out the views and keeps what they share: the open workspace, the selection and
+// the subscription in the editor. Its commands are MainWindowActions, its status bar
+// MainStatusBar, the workspace changes behind the commands WorkspaceChanges, the choice of
+// folders WorkspaceFolders, and the secrets WorkspaceSecrets.
 class MainWindow final : public QMainWindow
 {
     Q_OBJECT
@@ -86,8 +91,7 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
-    void createActions();
-    void createMenus();
+    void connectActions();
     void createViews();
     void restoreWindowState();
     void saveWindowState();
@@ -100,36 +104,20 @@ private:
     QString selectedTopic() const;
     QString selectedSubscription() const;
     bool confirmLeavingEditor();
+    // The editor shows nothing (its subscription was renamed or deleted).
+    void closeEditor();
 
-    void newWorkspace();
-    void chooseWorkspace();
-    void newTopic();
     void newSubscription();
-    void renameSelected();
-    void toggleEnabled();
-    void deleteSelected();
-    void importSubscriptions();
-    void exportSubscriptions();
     void saveSubscription(const EventSubscription &subscription);
+    void storeSecretsThenSave(const EventSubscription &subscription);
     void applyWorkspace(const Workspace &workspace, const QString &successMessage);
-
-    // Secrets (SPEC H2): the system keychain, or an alternative the user opted into.
+    void apply(const std::optional<WorkspaceChange> &change);
     void updateSecretsStatus();
-    void chooseSecretStorage();
     void editTopicAccessKey();
     void editStorageAccountKey();
-    // A password field with a reveal toggle; returns false when cancelled.
-    bool askForSecret(const QString &title, const QString &label, QString &value);
-    void storeSecretsThenSave(EventSubscription subscription);
-
-    void addRecentWorkspace(const QString &directory);
-    void rebuildRecentMenu();
 
     Options m_options;
-    std::unique_ptr<SecretStore> m_keychain;
-    std::unique_ptr<SecretStore> m_alternativeSecretStore; // opt-in: this run only, or a 0600 file
-    std::shared_ptr<SecretCache> m_secretCache;
-    QList<SecretProblem> m_secretProblems;
+    WorkspaceSecrets m_secrets;
     EngineHost m_host;
     Workspace m_workspace;
     QString m_workspaceDirectory;
@@ -142,6 +130,10 @@ private:
     QString m_editingSubscription;
     bool m_editingIsNew = false;
 
+    WorkspaceChanges m_changes;
+    MainWindowActions *m_actions = nullptr;
+    WorkspaceFolders *m_folders = nullptr;
+    MainStatusBar *m_statusBar = nullptr;
     QSplitter *m_splitter = nullptr;
     QTreeView *m_tree = nullptr;
     WorkspaceTreeModel *m_treeModel = nullptr;
@@ -150,30 +142,6 @@ private:
     SubscriptionEditor *m_editor = nullptr;
     DeliveryLogView *m_log = nullptr;
     DeadLetterBrowser *m_deadLetters = nullptr;
-
-    QLabel *m_listenLabel = nullptr;
-    QLabel *m_stateLabel = nullptr;
-    QLabel *m_totalsLabel = nullptr;
-    QLabel *m_secretsLabel = nullptr;
-    QAction *m_secretStorageAction = nullptr;
-
-    QMenu *m_recentMenu = nullptr;
-    QAction *m_newWorkspaceAction = nullptr;
-    QAction *m_openWorkspaceAction = nullptr;
-    QAction *m_importAction = nullptr;
-    QAction *m_exportAction = nullptr;
-    QAction *m_quitAction = nullptr;
-    QAction *m_newTopicAction = nullptr;
-    QAction *m_newSubscriptionAction = nullptr;
-    QAction *m_renameAction = nullptr;
-    QAction *m_toggleEnabledAction = nullptr;
-    QAction *m_deleteAction = nullptr;
-    QAction *m_sendAction = nullptr;
-    QAction *m_showDeadLettersAction = nullptr;
-    QAction *m_revalidateAction = nullptr;
-    QAction *m_topicKeyAction = nullptr;
-    QAction *m_storageKeyAction = nullptr;
-    QAction *m_aboutAction = nullptr;
 };
 
 } // namespace EventDesk::Ui

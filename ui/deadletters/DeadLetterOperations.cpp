@@ -1,0 +1,439 @@
+#include "DeadLetterOperations.h"
+
+#include "common/Format.h"
+#include "host/EngineHost.h"
+#include "io/DeadLetterSink.h"
+#include "log/StoreReader.h"
+#include "store/SqliteStoreSchema.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QDesktopServices>
+#include <QDir>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QLocale>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProgressDialog>
+#include <QSaveFile>
+#include <QUrl>
+
+using namespace Qt::StringLiterals;
+
+namespace EventDesk::Ui {
+
+namespace {
+
+constexpr int MaxErrorsListed = 10;
+
+// The IN list of one chunk of ids. Shorter chunks repeat their last id, which IN ignores, so
+// that the reader's connection prepares one statement for every chunk.
+QByteArray chunkPlaceholders()
+{
+    return parameterList(DeadLetterOperations::Chunk);
+}
+
+void bindChunk(SqliteStatement &statement, const QList<qint64> &ids)
+{
+    Q_ASSERT(!ids.isEmpty() && ids.size() <= DeadLetterOperations::Chunk);
+    for (int i = 0; i < DeadLetterOperations::Chunk; ++i)
+        statement.bind(i + 1, ids.at(std::min<qsizetype>(i, ids.size() - 1)));
+}
+
+// "<id>-<event id>.json", the event id reduced to characters every file system accepts.
+QString exportFileName(qint64 id, const QString &eventId)
+{
+    QString safe;
+    safe.reserve(std::min<qsizetype>(eventId.size(), 80));
+    for (const QChar character : eventId) {
+        if (safe.size() >= 80)
+            break;
+        const bool plain = (character >= u'a' && character <= u'z')
+            || (character >= u'A' && character <= u'Z') || (character >= u'0' && character <= u'9')
+            || character == u'-' || character == u'_' || character == u'.';
+        safe += plain ? character : u'_';
+    }
+    return safe.isEmpty() ? u"%1.json"_s.arg(id) : u"%1-%2.json"_s.arg(id).arg(safe);
+}
+
+} // namespace
+
+struct DeadLetterOperations::Operation
+{
+    Request request;
+    qsizetype nextIndex = 0; // Scope::Selected
+    qint64 beforeId = 0; // Scope::AllMatching
+    bool exhausted = false;
+    int processed = 0;
+    QStringList errors;
+    QList<qint64> chunk; // in progress
+    bool canceled = false;
+    QPointer<QProgressDialog> progress;
+};
+
+DeadLetterOperations::DeadLetterOperations(EngineHost *host, StoreReader *reader,
+                                           QWidget *dialogParent)
+    : QObject(dialogParent)
+    , m_host(host)
+    , m_reader(reader)
+    , m_dialogParent(dialogParent)
+{
+}
+
+DeadLetterOperations::~DeadLetterOperations()
+{
+    if (m_operation && m_operation->progress)
+        delete m_operation->progress.data();
+}
+
+void DeadLetterOperations::start(Request request)
+{
+    if (m_operation)
+        return;
+    m_operation = std::make_unique<Operation>();
+    m_operation->request = std::move(request);
+    Operation &op = *m_operation;
+    QString label;
+    switch (op.request.kind) {
+    case Kind::Resubmit:
+        label = tr("Resubmitting dead letters…");
+        break;
+    case Kind::Delete:
+        label = tr("Deleting dead letters…");
+        break;
+    case Kind::Export:
+        label = tr("Exporting dead letters to %1…")
+                    .arg(QDir::toNativeSeparators(op.request.directory));
+        if (!QDir().mkpath(op.request.directory)) {
+            op.errors << tr("Could not create the folder %1.")
+                             .arg(QDir::toNativeSeparators(op.request.directory));
+            finish();
+            return;
+        }
+        break;
+    }
+    auto *progress = new QProgressDialog(
+        label, tr("Cancel"), 0, int(std::max<qint64>(op.request.total, 1)), m_dialogParent);
+    progress->setWindowModality(Qt::WindowModal);
+    progress->setMinimumDuration(300);
+    progress->setAutoClose(false);
+    progress->setAutoReset(false);
+    progress->setValue(0);
+    connect(progress, &QProgressDialog::canceled, this, [this] {
+        if (!m_operation)
+            return;
+        m_operation->canceled = true;
+        if (m_operation->progress)
+            m_operation->progress->setLabelText(tr("Canceling after the current chunk…"));
+    });
+    op.progress = progress;
+    Q_EMIT started();
+    nextChunk();
+}
+
+void DeadLetterOperations::nextChunk()
+{
+    Operation &op = *m_operation;
+    if (op.canceled || op.exhausted) {
+        finish();
+        return;
+    }
+    if (op.request.scope == Scope::Selected) {
+        const QList<qint64> chunk = op.request.ids.mid(op.nextIndex, Chunk);
+        op.nextIndex += chunk.size();
+        op.exhausted = op.nextIndex >= op.request.ids.size();
+        if (chunk.isEmpty())
+            finish();
+        else
+            processChunk(chunk);
+        return;
+    }
+    // All matching: the next ids by keyset. Resubmitted and deleted rows leave the index, and rows
+    // that failed stay behind the keyset, so each one is taken once.
+    const DeadLetterFilter filter = op.request.filter;
+    const qint64 beforeId = op.beforeId;
+    m_reader->run(
+        this,
+        [this, filter,
+         beforeId](const Expected<SqliteReadConnection *> &store) -> StoreReader::Continuation {
+            QList<qint64> ids;
+            QString error;
+            if (!store) {
+                error = store.error();
+            } else {
+                const SqlConditions conditions = filter.conditions(beforeId);
+                const auto statement = store.value()->statement("SELECT id FROM dead_letters"_ba
+                                                                + conditions.whereClause()
+                                                                + " ORDER BY id DESC LIMIT ?"_ba);
+                if (!statement) {
+                    error = statement.error();
+                } else {
+                    statement.value()->bind(conditions.bind(*statement.value()) + 1, Chunk);
+                    const auto read = store.value()->readRows(
+                        *statement.value(),
+                        [&ids](const SqliteStatement &row) { ids.append(row.columnInt64(0)); });
+                    if (!read)
+                        error = read.error();
+                }
+            }
+            return [this, ids, error] {
+                if (!m_operation)
+                    return;
+                Operation &op = *m_operation;
+                if (!error.isEmpty())
+                    op.errors << error;
+                if (ids.isEmpty() || !error.isEmpty()) {
+                    finish();
+                    return;
+                }
+                op.beforeId = ids.constLast();
+                op.exhausted = ids.size() < Chunk;
+                processChunk(ids);
+            };
+        });
+}
+
+void DeadLetterOperations::processChunk(const QList<qint64> &ids)
+{
+    Operation &op = *m_operation;
+    op.chunk = ids;
+    QPointer<DeadLetterOperations> self(this);
+    switch (op.request.kind) {
+    case Kind::Resubmit:
+        if (!m_host) {
+            chunkDone(0, {tr("The engine is not running.")});
+            return;
+        }
+        m_host->resubmitDeadLetters(ids, [self](const ResubmitResult &result) {
+            if (self)
+                self->chunkDone(result.resubmitted, result.errors);
+        });
+        return;
+    case Kind::Delete:
+        if (!m_host) {
+            chunkDone(0, {tr("The engine is not running.")});
+            return;
+        }
+        m_host->removeDeadLetters(ids,
+                                  [self, count = int(ids.size())](const Expected<void> &result) {
+                                      if (!self)
+                                          return;
+                                      if (result)
+                                          self->chunkDone(count, {});
+                                      else
+                                          self->chunkDone(0, {result.error()});
+                                  });
+        return;
+    case Kind::Export:
+        exportChunk(ids);
+        return;
+    }
+}
+
+void DeadLetterOperations::exportChunk(const QList<qint64> &ids)
+{
+    const QString directory = m_operation->request.directory;
+    m_reader->run(
+        this,
+        [this, ids,
+         directory](const Expected<SqliteReadConnection *> &store) -> StoreReader::Continuation {
+            int written = 0;
+            QStringList errors;
+            if (!store) {
+                errors << store.error();
+            } else {
+                const QDir target(directory);
+                const auto statement = store.value()->statement(
+                    "SELECT id, event_id, record FROM dead_letters WHERE id IN ("_ba
+                    + chunkPlaceholders() + ") ORDER BY id DESC"_ba);
+                if (!statement) {
+                    errors << statement.error();
+                } else {
+                    bindChunk(*statement.value(), ids);
+                    const auto writeFile = [&](const SqliteStatement &row) {
+                        const qint64 id = row.columnInt64(0);
+                        const QString path = target.filePath(exportFileName(id, row.columnText(1)));
+                        QSaveFile file(path);
+                        const QByteArray bytes = prettyJson(row.columnBlob(2)).toUtf8() + '\n';
+                        if (file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size()
+                            && file.commit()) {
+                            ++written;
+                        } else {
+                            errors << tr("Could not write %1: %2")
+                                          .arg(QDir::toNativeSeparators(path), file.errorString());
+                        }
+                    };
+                    if (const auto read = store.value()->readRows(*statement.value(), writeFile);
+                        !read)
+                        errors << read.error();
+                }
+            }
+            return [this, written, errors] {
+                if (m_operation)
+                    chunkDone(written, errors);
+            };
+        });
+}
+
+void DeadLetterOperations::chunkDone(int processed, const QStringList &errors)
+{
+    if (!m_operation)
+        return;
+    Operation &op = *m_operation;
+    op.processed += processed;
+    op.errors += errors;
+    // Rows that are gone leave the list at once (the list reloads at the end where that is
+    // simpler than tracking each row).
+    if (op.request.kind != Kind::Export && op.request.scope == Scope::Selected && errors.isEmpty())
+        Q_EMIT removedFromIndex(op.chunk);
+    if (op.progress) {
+        if (op.processed > op.progress->maximum())
+            op.progress->setMaximum(op.processed);
+        op.progress->setValue(op.processed);
+    }
+    // setValue() of a modal progress dialog processes events; Cancel may have finished it.
+    if (m_operation)
+        nextChunk();
+}
+
+void DeadLetterOperations::finish()
+{
+    if (!m_operation)
+        return;
+    const std::unique_ptr<Operation> op = std::move(m_operation);
+    if (op->progress) {
+        op->progress->reset();
+        op->progress->deleteLater();
+    }
+    const QLocale locale;
+    QString message;
+    switch (op->request.kind) {
+    case Kind::Resubmit:
+        message = tr("Resubmitted %1 dead letters to their subscriptions.")
+                      .arg(locale.toString(op->processed));
+        break;
+    case Kind::Delete:
+        message = tr("Deleted %1 dead letters.").arg(locale.toString(op->processed));
+        break;
+    case Kind::Export:
+        message = tr("Exported %1 dead letters to %2.")
+                      .arg(locale.toString(op->processed),
+                           QDir::toNativeSeparators(op->request.directory));
+        break;
+    }
+    if (op->canceled)
+        message += u' ' + tr("Canceled before the end.");
+    if (!op->errors.isEmpty()) {
+        message += u' '
+            + tr("%n problem(s); the first: %1", nullptr, int(op->errors.size()))
+                  .arg(op->errors.constFirst());
+        auto *box = new QMessageBox(QMessageBox::Warning, tr("Dead Letters"), message,
+                                    QMessageBox::Ok, m_dialogParent);
+        QStringList listed = op->errors.mid(0, MaxErrorsListed);
+        if (op->errors.size() > MaxErrorsListed)
+            listed << tr("… and %n more", nullptr, int(op->errors.size() - MaxErrorsListed));
+        box->setDetailedText(listed.join(u'\n'));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    }
+    Q_EMIT finished(op->request.kind, op->request.scope, op->processed, op->errors, message);
+}
+
+void DeadLetterOperations::copyRecords(const QList<qint64> &ids)
+{
+    if (ids.isEmpty())
+        return;
+    m_reader->run(
+        this,
+        [this, ids](const Expected<SqliteReadConnection *> &store) -> StoreReader::Continuation {
+            QByteArrayList records;
+            QString error;
+            if (!store) {
+                error = store.error();
+            } else {
+                const auto statement
+                    = store.value()->statement("SELECT record FROM dead_letters WHERE id IN ("_ba
+                                               + chunkPlaceholders() + ") ORDER BY id DESC"_ba);
+                if (!statement)
+                    error = statement.error();
+                for (qsizetype start = 0; start < ids.size() && error.isEmpty(); start += Chunk) {
+                    bindChunk(*statement.value(), ids.mid(start, Chunk));
+                    const auto read = store.value()->readRows(
+                        *statement.value(), [&records](const SqliteStatement &row) {
+                            records.append(row.columnBlob(0));
+                        });
+                    if (!read)
+                        error = read.error();
+                }
+            }
+            const QString text = records.size() == 1 ? prettyJson(records.constFirst())
+                                                     : prettyJson('[' + records.join(',') + ']');
+            const int count = int(records.size());
+            return [this, text, count, error] {
+                if (!error.isEmpty()) {
+                    Q_EMIT statusMessage(error);
+                    return;
+                }
+                QApplication::clipboard()->setText(text);
+                Q_EMIT statusMessage(tr("Copied %n record(s) to the clipboard.", nullptr, count));
+            };
+        });
+}
+
+void DeadLetterOperations::openBlob(const QString &topicName, const QString &subscriptionName,
+                                    const QString &blobPath)
+{
+    if (!m_host)
+        return;
+    // A blob in an Azure Storage container (or Azurite) is read back through the engine, signed
+    // with the account key, and shown as the record of truth.
+    if (const Topic *topic = m_host->workspace().findTopic(topicName)) {
+        for (const EventSubscription &subscription : topic->eventSubscriptions) {
+            if (subscription.name.compare(subscriptionName, Qt::CaseInsensitive) != 0
+                || subscription.deadLetterDestination.kind
+                    != DeadLetterDestination::Kind::AzureBlob)
+                continue;
+            const DeadLetterDestination destination = subscription.deadLetterDestination;
+            QPointer<DeadLetterOperations> self(this);
+            Q_EMIT statusMessage(tr("Reading blob %1…").arg(blobPath));
+            m_host->readDeadLetterBlob(
+                destination, blobPath,
+                [self, destination, blobPath](const Expected<QByteArray> &blob) {
+                    if (!self)
+                        return;
+                    if (!blob) {
+                        Q_EMIT self->statusMessage(
+                            tr("Could not read blob %1: %2").arg(blobPath, blob.error()));
+                        return;
+                    }
+                    Q_EMIT self->statusMessage(QString());
+                    auto *viewer = new QPlainTextEdit;
+                    viewer->setAttribute(Qt::WA_DeleteOnClose);
+                    viewer->setWindowFlag(Qt::Window);
+                    viewer->setReadOnly(true);
+                    viewer->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+                    viewer->setWindowTitle(tr("Blob %1").arg(
+                        DeadLetterRouter::blobLocation(destination, blobPath, QString())
+                            .toString()));
+                    viewer->setPlainText(prettyJson(blob.value()));
+                    viewer->resize(760, 560);
+                    viewer->show();
+                });
+            return;
+        }
+    }
+    const QString root = QDir(m_host->config().workspaceDirectory).filePath(u"deadletters"_s);
+    const QString folder = QFileInfo(QDir(root).filePath(blobPath)).absolutePath();
+    if (blobPath.isEmpty() || !QFileInfo(folder).isDir()) {
+        Q_EMIT statusMessage(
+            tr("The folder %1 does not exist: the blob was written to a remote container, or "
+               "the folder was moved.")
+                .arg(QDir::toNativeSeparators(folder)));
+        return;
+    }
+    if (!QDesktopServices::openUrl(QUrl::fromLocalFile(folder)))
+        Q_EMIT statusMessage(tr("Could not open %1.").arg(QDir::toNativeSeparators(folder)));
+}
+
+} // namespace EventDesk::Ui

@@ -1,0 +1,99 @@
+#include "MainStatusBar.h"
+
+#include "io/SecretCache.h"
+#include "secrets/SecretStore.h"
+
+#include <QLabel>
+#include <QStatusBar>
+
+namespace EventDesk::Ui {
+
+SnapshotTotals SnapshotTotals::of(const EngineSnapshot &snapshot)
+{
+    SnapshotTotals totals;
+    for (const TopicSnapshot &topic : snapshot.topics)
+        totals.published += topic.published;
+    for (const SubscriptionSnapshot &subscription : snapshot.subscriptions) {
+        totals.delivered += subscription.delivered;
+        for (quint64 value : subscription.failedByOutcome)
+            totals.failedAttempts += value;
+        for (quint64 value : subscription.deadLetteredByReason)
+            totals.deadLettered += value;
+        for (quint64 value : subscription.droppedByReason)
+            totals.dropped += value;
+        if (subscription.probationState != ProbationTracker::State::Healthy)
+            ++totals.inProbation;
+    }
+    return totals;
+}
+
+MainStatusBar::MainStatusBar(QStatusBar *bar)
+    : QObject(bar)
+    , m_listenLabel(new QLabel)
+    , m_stateLabel(new QLabel(tr("Starting…")))
+    , m_totalsLabel(new QLabel)
+    , m_secretsLabel(new QLabel)
+{
+    m_listenLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_secretsLabel->setTextFormat(Qt::RichText);
+    m_secretsLabel->setVisible(false);
+    connect(m_secretsLabel, &QLabel::linkActivated, this, &MainStatusBar::secretStorageRequested);
+    bar->addWidget(m_stateLabel);
+    bar->addWidget(m_listenLabel);
+    bar->addWidget(m_secretsLabel);
+    bar->addPermanentWidget(m_totalsLabel);
+}
+
+MainStatusBar::~MainStatusBar() = default;
+
+void MainStatusBar::setEngineState(const QString &text)
+{
+    m_stateLabel->setText(text);
+}
+
+void MainStatusBar::setListenUrl(const QString &url)
+{
+    if (url.isEmpty())
+        m_listenLabel->clear();
+    else
+        m_listenLabel->setText(tr("Topic endpoint: %1/topics/<topic>/api/events").arg(url));
+}
+
+void MainStatusBar::showTotals(const SnapshotTotals &totals)
+{
+    m_totalsLabel->setText(
+        tr("Published %1 · Delivered %2 · Failed attempts %3 · Dead-lettered %4 · Dropped %5")
+            .arg(totals.published)
+            .arg(totals.delivered)
+            .arg(totals.failedAttempts)
+            .arg(totals.deadLettered)
+            .arg(totals.dropped));
+    m_stateLabel->setText(
+        totals.inProbation
+            ? tr("Engine running — %n subscription(s) in probation", nullptr, totals.inProbation)
+            : tr("Engine running"));
+}
+
+void MainStatusBar::showSecrets(const SecretStore &store, const QList<SecretProblem> &problems)
+{
+    QString text;
+    QStringList details;
+    if (store.availability() == SecretStore::Availability::Unavailable) {
+        text = tr("⚠ Secrets unavailable: %1 — <a href=\"choose\">choose where to keep them…</a>")
+                   .arg(store.unavailabilityReason().toHtmlEscaped());
+    } else if (!store.warning().isEmpty()) {
+        text = tr("⚠ %1").arg(store.warning().toHtmlEscaped());
+    }
+    for (const SecretProblem &problem : problems)
+        details << tr("%1: %2").arg(problem.purpose, problem.reason);
+    if (!problems.isEmpty()) {
+        if (text.isEmpty())
+            text = tr("⚠ %n secret(s) unavailable — <a href=\"choose\">details…</a>", nullptr,
+                      int(problems.size()));
+    }
+    m_secretsLabel->setText(text);
+    m_secretsLabel->setToolTip(details.join(u'\n'));
+    m_secretsLabel->setVisible(!text.isEmpty());
+}
+
+} // namespace EventDesk::Ui

@@ -1,0 +1,62 @@
+#pragma once
+
+#include "engine/EngineSnapshot.h"
+
+#include <QList>
+#include <QObject>
+
+class QLabel;
+class QStatusBar;
+
+namespace EventDesk {
+class SecretStore;
+struct SecretProblem;
+} // namespace EventDesk
+
+namespace EventDesk::Ui {
+
+// The totals of all topics and subscriptions in one engine snapshot.
+struct SnapshotTotals
+{
+    quint64 published = 0;
+    quint64 delivered = 0;
+    quint64 failedAttempts = 0;
+    quint64 deadLettered = 0;
+    quint64 dropped = 0;
+    int inProbation = 0; // subscriptions
+
+    static SnapshotTotals of(const EventDesk::EngineSnapshot &snapshot);
+};
+
+// The main window's status bar: what the engine is doing, where the topic endpoint listens,
+// whether secrets can be kept, and the totals of the last snapshot.
+class MainStatusBar final : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit MainStatusBar(QStatusBar *bar);
+    ~MainStatusBar() override;
+
+    // "Starting…", "Loading secrets…", "Engine running", ...
+    void setEngineState(const QString &text);
+    // The listen URL of the topic endpoint (empty: the engine is not listening).
+    void setListenUrl(const QString &url);
+    // Totals, and the number of subscriptions in probation next to the engine state.
+    void showTotals(const SnapshotTotals &totals);
+    // A warning when secrets cannot be kept, or required ones are missing; nothing otherwise.
+    void showSecrets(const EventDesk::SecretStore &store,
+                     const QList<EventDesk::SecretProblem> &problems);
+
+Q_SIGNALS:
+    // The link of the secrets warning was clicked.
+    void secretStorageRequested();
+
+private:
+    QLabel *m_listenLabel = nullptr;
+    QLabel *m_stateLabel = nullptr;
+    QLabel *m_totalsLabel = nullptr;
+    QLabel *m_secretsLabel = nullptr;
+};
+
+} // namespace EventDesk::Ui

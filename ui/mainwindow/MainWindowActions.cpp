@@ -1,0 +1,190 @@
+#include "MainWindowActions.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMenuBar>
+#include <QTabWidget>
+#include <QToolBar>
+
+using namespace Qt::StringLiterals;
+
+namespace EventDesk::Ui {
+
+MainWindowActions::MainWindowActions(QObject *parent)
+    : QObject(parent)
+{
+    add(NewWorkspace, u"folder-new"_s, tr("&New Workspace…"));
+
+    QAction *openWorkspace = add(OpenWorkspace, u"document-open"_s, tr("&Open Workspace…"));
+    openWorkspace->setShortcut(QKeySequence::Open);
+
+    QAction *importSubscriptions
+        = add(ImportSubscriptions, u"document-import"_s, tr("&Import Subscriptions…"));
+    importSubscriptions->setToolTip(tr("Import event subscriptions exported from Azure (Resource "
+                                       "Manager JSON) into the selected topic"));
+
+    QAction *exportSubscriptions
+        = add(ExportSubscriptions, u"document-export"_s, tr("&Export Subscriptions…"));
+    exportSubscriptions->setToolTip(
+        tr("Export the selected topic's subscriptions as Resource Manager JSON"));
+
+    QAction *quit = add(Quit, u"application-exit"_s, tr("&Quit"));
+    quit->setShortcut(QKeySequence::Quit);
+
+    QAction *newTopic = add(NewTopic, u"list-add"_s, tr("New &Topic…"));
+    newTopic->setShortcut(QKeySequence(u"Ctrl+Shift+N"_s));
+
+    QAction *newSubscription = add(NewSubscription, u"document-new"_s, tr("New &Subscription"));
+    newSubscription->setShortcut(QKeySequence::New);
+
+    QAction *rename = add(Rename, u"edit-rename"_s, tr("&Rename…"));
+    rename->setShortcut(QKeySequence(Qt::Key_F2));
+
+    QAction *toggleEnabled = add(ToggleEnabled, u"media-playback-pause"_s, tr("&Disable"));
+    toggleEnabled->setShortcut(QKeySequence(u"Ctrl+D"_s));
+
+    QAction *remove = add(Delete, u"edit-delete"_s, tr("De&lete…"));
+    remove->setShortcut(QKeySequence::Delete);
+    remove->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+
+    QAction *sendTestEvent = add(SendTestEvent, u"mail-send"_s, tr("Send &Test Event…"));
+    sendTestEvent->setShortcut(QKeySequence(u"Ctrl+T"_s));
+    sendTestEvent->setToolTip(tr("Publish test events to the selected topic (Ctrl+T)"));
+
+    add(ShowDeadLetters, u"mail-mark-junk"_s, tr("Show &Dead Letters"));
+
+    QAction *secretStorage = add(SecretStorage, u"dialog-password"_s, tr("&Secret Storage…"));
+    secretStorage->setToolTip(
+        tr("Where secret header values, topic keys and storage keys are kept"));
+
+    QAction *revalidate = add(Revalidate, u"view-refresh"_s, tr("&Validate Now"));
+    revalidate->setToolTip(tr("Send the endpoint validation handshake of this subscription now, "
+                              "without waiting for the next scheduled attempt"));
+
+    QAction *topicAccessKey = add(TopicAccessKey, u"dialog-password"_s, tr("Topic &Access Key…"));
+    topicAccessKey->setToolTip(
+        tr("Require publishers of this topic to send an access key (aeg-sas-key)"));
+
+    QAction *storageAccountKey
+        = add(StorageAccountKey, u"dialog-password"_s, tr("Storage Account &Key…"));
+    storageAccountKey->setToolTip(
+        tr("The key of the Azure Storage account this subscription dead-letters to"));
+
+    add(About, QString(), tr("&About EventDesk"));
+}
+
+MainWindowActions::~MainWindowActions() = default;
+
+QAction *MainWindowActions::add(Command command, const QString &icon, const QString &text)
+{
+    auto *action = new QAction(icon.isEmpty() ? QIcon() : QIcon::fromTheme(icon), text, this);
+    m_actions[command] = action;
+    return action;
+}
+
+void MainWindowActions::update(const State &state)
+{
+    const bool running = state.engineRunning;
+    action(NewTopic)->setEnabled(running);
+    action(NewSubscription)->setEnabled(running && state.topicSelected);
+    action(Rename)->setEnabled(running && state.topicSelected);
+    action(Delete)->setEnabled(running && state.topicSelected);
+    action(ToggleEnabled)->setEnabled(running && state.subscriptionSelected);
+    action(ShowDeadLetters)->setEnabled(running && state.subscriptionSelected);
+    action(Revalidate)->setEnabled(running && state.subscriptionSelected);
+    action(TopicAccessKey)->setEnabled(running && state.topicSelected);
+    action(StorageAccountKey)->setEnabled(running && state.deadLettersToAzure);
+    action(SendTestEvent)->setEnabled(running && state.workspaceHasTopics);
+    action(ImportSubscriptions)->setEnabled(running && state.topicSelected);
+    action(ExportSubscriptions)->setEnabled(running && state.topicSelected);
+    const bool enabled = state.subscriptionEnabled;
+    action(ToggleEnabled)->setText(enabled ? tr("&Disable") : tr("&Enable"));
+    action(ToggleEnabled)
+        ->setIcon(
+            QIcon::fromTheme(enabled ? u"media-playback-pause"_s : u"media-playback-start"_s));
+    action(ToggleEnabled)
+        ->setToolTip(enabled
+                         ? tr("Pause deliveries to this subscription; its backlog waits (Ctrl+D)")
+                         : tr("Resume deliveries to this subscription (Ctrl+D)"));
+}
+
+void MainWindowActions::addMenusAndToolBar(QMainWindow *window, QTabWidget *tabs)
+{
+    QMenuBar *bar = window->menuBar();
+    QMenu *file = bar->addMenu(tr("&File"));
+    file->addAction(action(NewWorkspace));
+    file->addAction(action(OpenWorkspace));
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addSeparator();
+    file->addAction(action(ImportSubscriptions));
+    file->addAction(action(ExportSubscriptions));
+    file->addSeparator();
+    file->addAction(action(Quit));
+
+    QMenu *workspace = bar->addMenu(tr("&Workspace"));
+    workspace->addAction(action(NewTopic));
+    workspace->addAction(action(NewSubscription));
+    workspace->addSeparator();
+    workspace->addAction(action(Rename));
+    workspace->addAction(action(ToggleEnabled));
+    workspace->addAction(action(Delete));
+    workspace->addSeparator();
+    workspace->addAction(action(ShowDeadLetters));
+    workspace->addAction(action(Revalidate));
+    workspace->addSeparator();
+    workspace->addAction(action(TopicAccessKey));
+    workspace->addAction(action(StorageAccountKey));
+    workspace->addAction(action(SecretStorage));
+
+    QMenu *events = bar->addMenu(tr("&Events"));
+    events->addAction(action(SendTestEvent));
+
+    QMenu *view = bar->addMenu(tr("&View"));
+    for (int i = 0; i < tabs->count(); ++i) {
+        QAction *tabAction
+            = view->addAction(tabs->tabText(i), tabs, [tabs, i] { tabs->setCurrentIndex(i); });
+        tabAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+        tabAction->setShortcutContext(
+            Qt::WidgetShortcut); // the window-wide shortcut is registered once
+    }
+
+    QMenu *help = bar->addMenu(tr("&Help"));
+    help->addAction(action(About));
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+
+    QToolBar *toolbar = window->addToolBar(tr("Main"));
+    toolbar->setObjectName(u"mainToolbar"_s);
+    toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    toolbar->addAction(action(SendTestEvent));
+    toolbar->addSeparator();
+    toolbar->addAction(action(NewSubscription));
+    toolbar->addAction(action(ToggleEnabled));
+    toolbar->addAction(action(Delete));
+}
+
+void MainWindowActions::fillTreeMenu(QMenu &menu, TreeItem item) const
+{
+    menu.addAction(action(SendTestEvent));
+    menu.addSeparator();
+    menu.addAction(action(NewSubscription));
+    menu.addAction(action(NewTopic));
+    if (item == TreeItem::None)
+        return;
+    menu.addSeparator();
+    menu.addAction(action(Rename));
+    if (item == TreeItem::Subscription) {
+        menu.addAction(action(ToggleEnabled));
+        menu.addAction(action(ShowDeadLetters));
+        menu.addAction(action(Revalidate));
+        menu.addAction(action(StorageAccountKey));
+    }
+    menu.addAction(action(Delete));
+    menu.addSeparator();
+    menu.addAction(action(TopicAccessKey));
+    menu.addAction(action(ExportSubscriptions));
+    menu.addAction(action(ImportSubscriptions));
+}
+
+} // namespace EventDesk::Ui

@@ -1,0 +1,219 @@
+#include "WorkspaceSecrets.h"
+
+#include "io/SecretCache.h"
+#include "secrets/SecretStore.h"
+#include "keychain/KeychainSecretStore.h"
+#include "model/Workspace.h"
+
+#include <QCheckBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPointer>
+#include <QPushButton>
+
+using namespace Qt::StringLiterals;
+
+namespace EventDesk::Ui {
+
+WorkspaceSecrets::WorkspaceSecrets()
+    : m_keychain(std::make_unique<KeychainSecretStore>())
+    , m_cache(std::make_shared<SecretCache>(QList<SecretStore *>{m_keychain.get()}))
+{
+    connect(m_keychain.get(), &SecretStore::availabilityChanged, this,
+            &WorkspaceSecrets::statusChanged);
+}
+
+WorkspaceSecrets::~WorkspaceSecrets() = default;
+
+void WorkspaceSecrets::checkKeychain()
+{
+    m_keychain->checkAvailability();
+}
+
+SecretStore *WorkspaceSecrets::activeStore() const
+{
+    return m_alternative ? m_alternative.get() : static_cast<SecretStore *>(m_keychain.get());
+}
+
+void WorkspaceSecrets::load(const Workspace &workspace, std::function<void()> done)
+{
+    QPointer<WorkspaceSecrets> self(this);
+    m_cache->load(workspace, [self, done](const QList<SecretProblem> &problems) {
+        if (!self)
+            return;
+        self->m_problems = problems;
+        Q_EMIT self->statusChanged();
+        if (done)
+            done();
+    });
+}
+
+void WorkspaceSecrets::useStore(std::unique_ptr<SecretStore> store)
+{
+    // The engine holds the cache: it starts again on a cache over the chosen store.
+    m_alternative = std::move(store);
+    m_cache = std::make_shared<SecretCache>(QList<SecretStore *>{activeStore()});
+    Q_EMIT statusChanged();
+    Q_EMIT storeChanged();
+}
+
+void WorkspaceSecrets::chooseStorage(QWidget *parent)
+{
+    QMessageBox box(parent);
+    box.setWindowTitle(tr("Secret Storage"));
+    box.setIcon(QMessageBox::Information);
+    SecretStore *store = activeStore();
+    QString state = tr("Secrets are kept in: %1.").arg(store->description());
+    if (store->availability() == SecretStore::Availability::Unavailable)
+        state = tr("The system keychain cannot be used: %1").arg(store->unavailabilityReason());
+    box.setText(state);
+    QStringList lines;
+    for (const SecretProblem &problem : std::as_const(m_problems))
+        lines << tr("• %1 — %2").arg(problem.purpose, problem.reason);
+    QString informative
+        = tr("Secret delivery-header values, topic access keys and storage account keys are never "
+             "written to workspace.json, the store or logs. Without a working keychain you can "
+             "keep them for this run only (they are lost when EventDesk quits), or store them in a "
+             "file readable only by you (plain text on disk).");
+    if (!lines.isEmpty())
+        informative += u"\n\n"_s + tr("Unavailable now:") + u'\n' + lines.join(u'\n');
+    box.setInformativeText(informative);
+    QPushButton *keychainButton
+        = box.addButton(tr("Use the System Keychain"), QMessageBox::AcceptRole);
+    QPushButton *memoryButton
+        = box.addButton(tr("Keep for This Run Only"), QMessageBox::ActionRole);
+    QPushButton *fileButton = box.addButton(tr("Store in a Private File"), QMessageBox::ActionRole);
+    box.addButton(QMessageBox::Cancel);
+    box.exec();
+    QAbstractButton *clicked = box.clickedButton();
+    if (clicked == keychainButton) {
+        checkKeychain();
+        useStore(nullptr);
+    } else if (clicked == memoryButton) {
+        useStore(std::make_unique<MemorySecretStore>(MemorySecretStore::Usage::ThisRunOnly));
+    } else if (clicked == fileButton) {
+        useStore(std::make_unique<FileSecretStore>(FileSecretStore::defaultFilePath()));
+    }
+}
+
+bool WorkspaceSecrets::askForSecret(QWidget *parent, const QString &title, const QString &label,
+                                    QString &value) const
+{
+    QDialog dialog(parent);
+    dialog.setWindowTitle(title);
+    auto *edit = new QLineEdit(value);
+    edit->setEchoMode(QLineEdit::Password);
+    edit->setMinimumWidth(360);
+    auto *reveal = new QCheckBox(tr("&Show"));
+    connect(reveal, &QCheckBox::toggled, edit, [edit](bool shown) {
+        edit->setEchoMode(shown ? QLineEdit::Normal : QLineEdit::Password);
+    });
+    auto *hint = new QLabel(tr("Kept in: %1").arg(activeStore()->description()));
+    hint->setWordWrap(true);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    auto *row = new QHBoxLayout;
+    row->addWidget(edit, 1);
+    row->addWidget(reveal);
+    auto *form = new QFormLayout(&dialog);
+    form->addRow(new QLabel(label));
+    form->addRow(row);
+    form->addRow(hint);
+    form->addRow(buttons);
+    if (dialog.exec() != QDialog::Accepted)
+        return false;
+    value = edit->text();
+    return true;
+}
+
+void WorkspaceSecrets::storeHeaderSecrets(const QString &topic, EventSubscription subscription,
+                                          SubscriptionCallback done)
+{
+    // SPEC H2: a secret header's value goes to the secret store, never into workspace.json; an
+    // empty value means "keep the stored one".
+    QList<std::pair<QString, QString>> pending;
+    for (DeliveryHeader &header : subscription.deliveryHeaders) {
+        if (header.kind != DeliveryHeader::Kind::Static || !header.secret || header.value.isEmpty())
+            continue;
+        pending.append(
+            {SecretKeys::deliveryHeader(topic, subscription.name, header.name), header.value});
+        header.value.clear();
+    }
+    if (pending.isEmpty()) {
+        done(subscription);
+        return;
+    }
+    SecretStore *store = activeStore();
+    if (store->availability() == SecretStore::Availability::Unavailable) {
+        done(Error(tr("Secret header values cannot be stored: %1. Choose where to keep secrets "
+                      "(Workspace ▸ Secret Storage…) and save again.")
+                       .arg(store->unavailabilityReason())));
+        return;
+    }
+    auto remaining = std::make_shared<int>(int(pending.size()));
+    auto failure = std::make_shared<QString>();
+    QPointer<WorkspaceSecrets> self(this);
+    for (const auto &[key, value] : std::as_const(pending)) {
+        store->write(
+            key, value,
+            [self, key, value, remaining, failure, subscription,
+             done](const Expected<void> &result) {
+                if (!self)
+                    return;
+                if (result)
+                    self->m_cache->setValue(key, value);
+                else if (failure->isEmpty())
+                    *failure = result.error();
+                if (--*remaining > 0)
+                    return;
+                if (!failure->isEmpty()) {
+                    done(Error(tr("A secret header value could not be stored: %1").arg(*failure)));
+                    return;
+                }
+                done(subscription);
+            });
+    }
+}
+
+void WorkspaceSecrets::storeTopicAccessKey(const QString &topic, const QString &key,
+                                           DoneCallback done)
+{
+    const QString secretKey = SecretKeys::topicAccessKey(topic);
+    QPointer<WorkspaceSecrets> self(this);
+    auto cached = [self, secretKey, key, done](const Expected<void> &result) {
+        if (!self)
+            return;
+        if (result) {
+            if (key.isEmpty())
+                self->m_cache->removeValue(secretKey);
+            else
+                self->m_cache->setValue(secretKey, key);
+        }
+        done(result);
+    };
+    if (key.isEmpty())
+        activeStore()->remove(secretKey, cached);
+    else
+        activeStore()->write(secretKey, key, cached);
+}
+
+void WorkspaceSecrets::storeStorageAccountKey(const QString &account, const QString &key,
+                                              DoneCallback done)
+{
+    const QString secretKey = SecretKeys::storageAccountKey(account);
+    QPointer<WorkspaceSecrets> self(this);
+    activeStore()->write(secretKey, key,
+                         [self, secretKey, key, done](const Expected<void> &result) {
+                             if (self && result.hasValue())
+                                 self->m_cache->setValue(secretKey, key);
+                             done(result);
+                         });
+}
+
+} // namespace EventDesk::Ui

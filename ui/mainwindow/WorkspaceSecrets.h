@@ -1,0 +1,81 @@
+#pragma once
+
+#include "Expected.h"
+#include "model/EventSubscription.h"
+
+#include <QList>
+#include <QObject>
+#include <QString>
+
+#include <functional>
+#include <memory>
+
+class QWidget;
+
+namespace EventDesk {
+class KeychainSecretStore;
+class SecretCache;
+class SecretStore;
+struct SecretProblem;
+struct Workspace;
+} // namespace EventDesk
+
+namespace EventDesk::Ui {
+
+// SPEC H2 on the desktop: where the workspace's secrets (secret header values, topic access keys,
+// storage account keys) are kept, the system keychain or an alternative the user opted into, and
+// the cache the engine reads them from. Secrets never reach workspace.json, the store or logs.
+class WorkspaceSecrets final : public QObject
+{
+    Q_OBJECT
+
+public:
+    using DoneCallback = std::function<void(const Expected<void> &)>;
+    // The subscription with its secret values taken out, or why they could not be stored.
+    using SubscriptionCallback = std::function<void(const Expected<EventSubscription> &)>;
+
+    WorkspaceSecrets();
+    ~WorkspaceSecrets() override;
+
+    // Finds out whether the system keychain works (statusChanged() follows).
+    void checkKeychain();
+    // The alternative the user chose, else the keychain.
+    SecretStore *activeStore() const;
+    // What the engine reads secrets from; a new one after useStore().
+    std::shared_ptr<SecretCache> cache() const { return m_cache; }
+    // The required secrets the last load() could not find.
+    const QList<SecretProblem> &problems() const { return m_problems; }
+
+    // Loads every secret workspace needs into the cache, then calls done.
+    void load(const Workspace &workspace, std::function<void()> done = {});
+    // Keeps secrets in store from now on (nullptr: the system keychain again).
+    void useStore(std::unique_ptr<SecretStore> store);
+
+    // Asks where to keep secrets: the system keychain, this run only, or a private file.
+    void chooseStorage(QWidget *parent);
+    // A password field with a reveal toggle; false when cancelled.
+    bool askForSecret(QWidget *parent, const QString &title, const QString &label,
+                      QString &value) const;
+
+    // Moves the values of the secret static headers of subscription (of topic) to the store; an
+    // empty value keeps the stored one.
+    void storeHeaderSecrets(const QString &topic, EventSubscription subscription,
+                            SubscriptionCallback done);
+    // Stores a topic's access key (an empty key removes it).
+    void storeTopicAccessKey(const QString &topic, const QString &key, DoneCallback done);
+    void storeStorageAccountKey(const QString &account, const QString &key, DoneCallback done);
+
+Q_SIGNALS:
+    // The store's availability or the problems changed: what the status bar says.
+    void statusChanged();
+    // useStore(): the engine must start again on the new cache.
+    void storeChanged();
+
+private:
+    std::unique_ptr<KeychainSecretStore> m_keychain;
+    std::unique_ptr<SecretStore> m_alternative; // opt-in: this run only, or a 0600 file
+    std::shared_ptr<SecretCache> m_cache;
+    QList<SecretProblem> m_problems;
+};
+
+} // namespace EventDesk::Ui
