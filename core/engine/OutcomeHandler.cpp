@@ -1,5 +1,6 @@
 #include "OutcomeHandler.h"
 
+#include "../rules/OutcomeClassifier.h"
 #include "../rules/RetryPlanner.h"
 #include "CommitBuffer.h"
 #include "EngineSignals.h"
@@ -15,20 +16,11 @@ OutcomeHandler::OutcomeHandler(EngineState &state, CommitBuffer &commits, Engine
 
 DeadLetterReason OutcomeHandler::probationReason(DeliveryOutcome cause)
 {
-    switch (cause) {
-    case DeliveryOutcome::Unauthorized:
-        return DeadLetterReason::UndeliverableDueToHttpUnauthorized;
-    case DeliveryOutcome::Forbidden:
-        return DeadLetterReason::UndeliverableDueToHttpForbidden;
-    case DeliveryOutcome::Disabled:
-        return DeadLetterReason::UndeliverableDueToHttpDisabled;
-    case DeliveryOutcome::Full:
-        return DeadLetterReason::UndeliverableDueToHttpFull;
-    case DeliveryOutcome::InvalidAzureFunctionDestination:
-        return DeadLetterReason::UndeliverableDueToHttpInvalidAzureFunctionDestination;
-    default:
-        return DeadLetterReason::UndeliverableDueToHttpForbidden;
-    }
+    // Only a no-retry class of outcome (ProbationTracker::isNoRetryClass) ends deliveries without
+    // an attempt, and each names its UndeliverableDueToHttp<Reason>.
+    const DeadLetterReason reason = OutcomeClassifier::noRetryReason(cause);
+    return reason == DeadLetterReason::None ? DeadLetterReason::UndeliverableDueToHttpForbidden
+                                            : reason;
 }
 
 double OutcomeHandler::nextJitter()
