@@ -5,6 +5,7 @@
 #include "engine/EndpointValidation.h"
 
 #include <QCoreApplication>
+#include <QJsonArray>
 #include <QJsonDocument>
 
 using namespace Qt::StringLiterals;
@@ -97,6 +98,22 @@ Subscription &EngineUnitsFixture::addSubscription(const EventSubscription &confi
         subscription.validation.record.state = ProvisioningState::Succeeded;
     state.subscriptions.push_back(std::move(created));
     return subscription;
+}
+
+QByteArray EngineUnitsFixture::eventGridBatch(int count, const QString &idPrefix,
+                                              const QString &eventType, const QString &padding)
+{
+    QJsonArray events;
+    for (int i = 0; i < count; ++i) {
+        events.append(
+            QJsonObject {{u"id"_s, QString(idPrefix + QString::number(i))},
+                         {u"subject"_s, u"/orders/%1"_s.arg(i)},
+                         {u"eventType"_s, eventType},
+                         {u"eventTime"_s, u"2024-05-01T10:00:00Z"_s},
+                         {u"dataVersion"_s, u"2.0"_s},
+                         {u"data"_s, QJsonObject {{u"amount"_s, i}, {u"text"_s, padding}}}});
+    }
+    return QJsonDocument(events).toJson(QJsonDocument::Compact);
 }
 
 StoredEvent EngineUnitsFixture::event(const Subscription &subscription, const QString &id,

@@ -55,6 +55,12 @@ public:
                                   const QString &topic = QStringLiteral("orders"),
                                   EventSchema inputSchema = EventSchema::EventGrid);
 
+    // A publish request body: Event Grid events "<idPrefix>0", "<idPrefix>1", ... of eventType,
+    // the i-th with data {"amount": i, "text": padding}.
+    static QByteArray eventGridBatch(int count, const QString &idPrefix = QStringLiteral("e"),
+                                     const QString &eventType = QStringLiteral("Order.Created"),
+                                     const QString &padding = {});
+
     // An Event Grid event of the subscription's topic, type Order.Created, data version 2.0.
     StoredEvent event(const Subscription &subscription, const QString &id,
                       const QJsonObject &data = {}) const;
