@@ -5,6 +5,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QPair>
 #include <QPointer>
 #include <QUrl>
 
@@ -20,17 +21,24 @@ public:
     FakeReply(const QNetworkRequest &request, QNetworkAccessManager::Operation operation,
               QObject *parent);
 
+    using Headers = QList<QPair<QByteArray, QByteArray>>;
+
     void finishWithStatus(int httpStatus); // queued: finished() on the next event loop turn
+    // An answer with a body and response headers (what an endpoint validation reads).
+    void finishWith(int httpStatus, const QByteArray &body, const Headers &headers);
     void finishWithError(QNetworkReply::NetworkError error);
     void abort() override;
     bool isHanging() const { return !m_finished; }
+    qint64 bytesAvailable() const override;
 
 protected:
-    qint64 readData(char *, qint64) override { return -1; }
+    qint64 readData(char *data, qint64 maxSize) override;
 
 private:
     void complete();
     bool m_finished = false;
+    QByteArray m_body;
+    qint64 m_readOffset = 0;
 };
 
 class FakeAccessManager final : public QNetworkAccessManager
@@ -50,8 +58,18 @@ public:
     // code), or 0 to leave the reply hanging until the test (or the engine) finishes it.
     using Responder = std::function<int(const Sent &)>;
 
+    // The same, with a body and response headers for an HTTP status.
+    struct Answer
+    {
+        int status = 0;
+        QByteArray body;
+        FakeReply::Headers headers;
+    };
+    using AnswerResponder = std::function<Answer(const Sent &)>;
+
     explicit FakeAccessManager(QObject *parent = nullptr);
-    void setResponder(Responder responder) { m_responder = std::move(responder); }
+    void setResponder(Responder responder);
+    void setAnswerResponder(AnswerResponder responder) { m_responder = std::move(responder); }
     void respondAlways(int status);
 
     QList<Sent> sent;
@@ -61,5 +79,5 @@ protected:
                                  QIODevice *outgoingData) override;
 
 private:
-    Responder m_responder;
+    AnswerResponder m_responder;
 };
