@@ -49,20 +49,26 @@ void DeliveryScheduler::onAlarm()
     const qint64 now = m_state.clock->nowMs();
 
     // D6 deadlines first: a timed-out request frees its slot for the subscriptions serviced next.
+    // A request answered meanwhile left its deadline behind: skipped.
     while (!m_deadlineHeap.empty() && m_deadlineHeap.front().atMs <= now) {
         const HeapEntry entry = m_deadlineHeap.front();
         heapPop(m_deadlineHeap);
-        m_hooks.deadlineDue(entry.key, Deadline(entry.generation), now);
+        if (m_hooks.isRequestOpen(entry.key))
+            m_hooks.deadlineDue(entry.key, Deadline(entry.generation), now);
     }
 
-    // Each subscription is serviced at most once per alarm; work it re-schedules for "now" runs
-    // on the next alarm, so a bug can never spin here.
+    // Each subscription is serviced at most once per alarm: the due entries are taken off the
+    // heap before any turn runs, so work a turn re-keys for "now" waits for the next alarm (at
+    // the same engine time) and a subscription that keeps finding work can never spin here.
+    m_due.clear();
     while (!m_subscriptionHeap.empty() && m_subscriptionHeap.front().atMs <= now) {
-        const HeapEntry entry = m_subscriptionHeap.front();
+        m_due.push_back(m_subscriptionHeap.front());
         heapPop(m_subscriptionHeap);
+    }
+    for (const HeapEntry &entry : m_due) {
         Subscription &subscription = m_state.subscription(int(entry.key));
         if (entry.generation != subscription.heapGeneration)
-            continue;
+            continue; // re-keyed since (by an earlier turn of this alarm, say)
         subscription.scheduledAtMs = -1;
         m_hooks.service(subscription, now);
     }

@@ -59,6 +59,7 @@ private:
     Hooks m_hooks;
     std::vector<HeapEntry> m_subscriptionHeap; // key: subscription index
     std::vector<HeapEntry> m_deadlineHeap; // key: request id; generation: Deadline
+    std::vector<HeapEntry> m_due; // onAlarm: the subscriptions due, taken off the heap
     qint64 m_alarmAtMs = -1;
     bool m_inAlarm = false;
 };

@@ -38,7 +38,8 @@ public:
     void setSecretResolver(SecretResolver resolver) { m_secretResolver = std::move(resolver); }
 
     // The subscription's due deliveries, as its probation and WebHook-Allowed-Rate allow (a
-    // validated, enabled subscription).
+    // validated, enabled subscription). Under the state lock: the requests built are posted on
+    // their lanes when the outermost StateLock is released (EngineLock's outbox).
     void serviceDue(Subscription &subscription, qint64 now);
     void deadlineDue(quint64 requestId, DeliveryScheduler::Deadline deadline, qint64 now);
     bool isOpen(quint64 requestId) const { return m_requests.contains(requestId); }

@@ -18,6 +18,7 @@ DeadLetterReason OutcomeHandler::probationReason(DeliveryOutcome cause)
 {
     // Only a no-retry class of outcome (ProbationTracker::isNoRetryClass) ends deliveries without
     // an attempt, and each names its UndeliverableDueToHttp<Reason>.
+    Q_ASSERT(ProbationTracker::isNoRetryClass(cause));
     const DeadLetterReason reason = OutcomeClassifier::noRetryReason(cause);
     return reason == DeadLetterReason::None ? DeadLetterReason::UndeliverableDueToHttpForbidden
                                             : reason;

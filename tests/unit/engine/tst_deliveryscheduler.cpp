@@ -199,13 +199,6 @@ void tst_DeliveryScheduler::eachSubscriptionIsServicedOncePerAlarm()
     // The work re-keyed for "now" runs on the next alarm (at the same engine time), so a
     // subscription that keeps finding work can never spin inside one alarm.
     QCOMPARE(hooks.taken.size(), 3);
-    // Known gap: onAlarm pops subscriptions while servicing them, so the entry a turn pushes
-    // for "now" is popped again in the same alarm (a turn that always finds work never returns).
-    // Taking the due entries off the heap before servicing any of them closes it.
-    QEXPECT_FAIL("",
-                 "DeliveryScheduler::onAlarm services a subscription again in the same alarm "
-                 "when its turn re-keys it at now",
-                 Continue);
     QCOMPARE(hooks.turns.count({a.index, T0 + 10 * Second, 0}), 1);
     QCOMPARE(hooks.turns.count({b.index, T0 + 10 * Second, 0}), 1);
 }
@@ -502,12 +495,6 @@ void tst_DeliveryScheduler::d6_staleDeadlineDueWithAnOpenOneIsSkipped()
     }
     hooks.openRequests.remove(2); // answered before its deadline: stale
     f.advance(Minute);
-    // Known gap: onAlarm drops stale deadlines only from the top of the heap when it re-arms;
-    // the due ones it pops are handed on without asking isRequestOpen.
-    QEXPECT_FAIL("",
-                 "DeliveryScheduler::onAlarm hands every due deadline to deadlineDue without "
-                 "asking isRequestOpen",
-                 Continue);
     QCOMPARE(hooks.rings,
              (QList<RecordingHooks::Ring> {{1, Deadline::ResponseTimeout, T0 + 10 * Second}}));
 }
