@@ -22,28 +22,6 @@ const QByteArray DeadLettersByKeySql
 const QByteArray DeadLettersByKeyListSql = "SELECT "_ba + DeadLetterColumns
     + " FROM dead_letters WHERE id IN ("_ba + parameterList(MaxParametersPerQuery) + ')';
 
-enum class Keyset { Ignore, Apply };
-
-// The filters shared by deadLetters() and countDeadLetters().
-SqlConditions deadLetterFilter(const DeadLetterQuery &query, Keyset keyset)
-{
-    SqlConditions filter;
-    if (!query.topic.isEmpty())
-        filter.add("topic = ?", query.topic);
-    if (!query.subscription.isEmpty())
-        filter.add("subscription = ?", query.subscription);
-    if (query.reason != DeadLetterReason::None)
-        filter.add("reason = ?", qint64(query.reason));
-    if (!query.text.isEmpty()) {
-        // LIKE ignores the case of ASCII letters, which is what a search box user expects; the
-        // record is a BLOB, and SQLite compares BLOBs case-sensitively unless cast to TEXT.
-        filter.add("CAST(record AS TEXT) LIKE ? ESCAPE '\\'", likeContainsPattern(query.text));
-    }
-    if (keyset == Keyset::Apply && query.beforeId > 0)
-        filter.add("id < ?", query.beforeId);
-    return filter;
-}
-
 } // namespace
 
 Expected<DeliveryStore::MaxIds> SqliteDeliveryStore::maxIds()
@@ -151,17 +129,13 @@ Expected<QList<DeadLetterEntry>> SqliteDeliveryStore::deadLetters(const DeadLett
     const std::lock_guard lock(d->mutex);
     if (!d->database)
         return d->notOpen();
-    const SqlConditions filter = deadLetterFilter(query, Keyset::Apply);
+    const SqlConditions filter = deadLetterConditions(query);
     QString errorText;
-    // Keyset pagination (id < beforeId) costs the same on every page, unlike OFFSET.
     SqliteStatement *statement
-        = d->statement("SELECT "_ba + DeadLetterColumns + " FROM dead_letters"_ba
-                           + filter.whereClause() + " ORDER BY id DESC LIMIT ?"_ba,
-                       &errorText);
+        = d->statement(deadLetterPageSql(filter, DeadLetterFields::All), &errorText);
     if (!statement)
         return d->error(u"prepare browsing dead letters: %1"_s.arg(errorText));
-    const int bound = filter.bind(*statement);
-    statement->bind(bound + 1, query.limit > 0 ? query.limit : -1);
+    bindDeadLetterPage(*statement, filter, query.limit);
     return d->collect<DeadLetterEntry>(*statement, u"browse dead letters"_s, readDeadLetter);
 }
 
@@ -186,10 +160,11 @@ Expected<qint64> SqliteDeliveryStore::countDeadLetters(const DeadLetterQuery &qu
     const std::lock_guard lock(d->mutex);
     if (!d->database)
         return d->notOpen();
-    const SqlConditions filter = deadLetterFilter(query, Keyset::Ignore);
+    DeadLetterQuery all = query;
+    all.beforeId = 0; // a count is of every page
+    const SqlConditions filter = deadLetterConditions(all);
     QString errorText;
-    SqliteStatement *statement
-        = d->statement("SELECT count(*) FROM dead_letters"_ba + filter.whereClause(), &errorText);
+    SqliteStatement *statement = d->statement(deadLetterCountSql(filter), &errorText);
     if (!statement)
         return d->error(u"prepare counting dead letters: %1"_s.arg(errorText));
     filter.bind(*statement);

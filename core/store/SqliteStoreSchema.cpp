@@ -57,30 +57,6 @@ StoredEvent readEvent(const SqliteStatement &row)
     return event;
 }
 
-DeadLetterEntry readDeadLetter(const SqliteStatement &row)
-{
-    DeadLetterEntry entry;
-    entry.id = row.columnInt64(0);
-    entry.topic = row.columnText(1);
-    entry.subscription = row.columnText(2);
-    entry.eventId = row.columnText(3);
-    entry.reason = static_cast<DeadLetterReason>(row.columnInt(4));
-    entry.lastOutcome = static_cast<DeliveryOutcome>(row.columnInt(5));
-    entry.lastHttpStatus = row.columnInt(6);
-    entry.attempts = row.columnInt(7);
-    entry.publishMs = row.columnInt64(8);
-    entry.lastAttemptMs = row.columnInt64(9);
-    entry.deadLetteredMs = row.columnInt64(10);
-    entry.blobPath = row.columnText(11);
-    entry.record = row.columnBlob(12);
-    entry.eventType = row.columnText(13);
-    entry.subject = row.columnText(14);
-    entry.dataVersion = row.columnText(15);
-    entry.eventTime = row.columnText(16);
-    entry.eventBody = row.columnBlob(17);
-    return entry;
-}
-
 DroppedEntry readDropped(const SqliteStatement &row)
 {
     DroppedEntry entry;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "DeadLetterRows.h"
 #include "DeliveryStore.h"
 #include "SqlConditions.h"
 
@@ -13,8 +14,8 @@ class SqliteStatement;
 
 // What an EventDesk store file is, and how a row of each of its tables is read. The store writes
 // the file and the desktop app's views read it (SqliteReadConnection); both take their column
-// lists and row readers from here, so that a column order and the code that depends on it exist
-// once.
+// lists and row readers from here (those of dead_letters from DeadLetterRows.h), so that a column
+// order and the code that depends on it exist once.
 
 // PRAGMA application_id ("EvDk"): tells an EventDesk store apart from any other SQLite file.
 inline constexpr int StoreApplicationId = 0x45764b64;
@@ -47,19 +48,6 @@ DeliveryRecord readDelivery(const SqliteStatement &row);
 inline constexpr char EventColumns[]
     = "seq, topic, event_id, event_type, subject, data_version, event_time, publish_ms, body";
 StoredEvent readEvent(const SqliteStatement &row);
-
-// Columns of dead_letters, in the order readDeadLetter() reads them.
-inline constexpr char DeadLetterColumns[]
-    = "id, topic, subscription, event_id, reason, last_outcome, last_http_status, attempts,"
-      " publish_ms, last_attempt_ms, dead_lettered_ms, blob_path, record, event_type, subject,"
-      " data_version, event_time, event_body";
-// The same columns with NULL for the record and the event body, which readDeadLetter() then
-// reads as empty: for lists of the index fields, where those bytes would cost kilobytes per row.
-inline constexpr char DeadLetterIndexColumns[]
-    = "id, topic, subscription, event_id, reason, last_outcome, last_http_status, attempts,"
-      " publish_ms, last_attempt_ms, dead_lettered_ms, blob_path, NULL, event_type, subject,"
-      " data_version, event_time, NULL";
-DeadLetterEntry readDeadLetter(const SqliteStatement &row);
 
 // Columns of dropped, in the order readDropped() reads them.
 inline constexpr char DroppedColumns[]

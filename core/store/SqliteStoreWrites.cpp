@@ -194,20 +194,11 @@ Expected<void> SqliteDeliveryStore::commit(const StoreBatch &batch)
         }
 
         if (!batch.deadLetters.isEmpty()) {
-            SqliteStatement *insert = prepared(
-                "INSERT INTO dead_letters (topic, subscription, event_id, reason, last_outcome,"
-                " last_http_status, attempts, publish_ms, last_attempt_ms, dead_lettered_ms,"
-                " blob_path, record, event_type, subject, data_version, event_time, event_body)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_ba);
+            SqliteStatement *insert = prepared(InsertDeadLetterSql);
             if (!insert)
                 return prepareFailed();
             for (const DeadLetterEntry &entry : batch.deadLetters) {
-                insert->bindAll(entry.topic, entry.subscription, entry.eventId,
-                                static_cast<int>(entry.reason), static_cast<int>(entry.lastOutcome),
-                                entry.lastHttpStatus, entry.attempts, entry.publishMs,
-                                entry.lastAttemptMs, entry.deadLetteredMs, entry.blobPath,
-                                entry.record, entry.eventType, entry.subject, entry.dataVersion,
-                                entry.eventTime, entry.eventBody);
+                bindDeadLetter(*insert, entry);
                 if (!insert->execute()) {
                     return d->sqlError(u"index dead letter of event %1"_s.arg(entry.eventId),
                                        insert->errorText());

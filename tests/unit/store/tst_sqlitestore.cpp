@@ -122,7 +122,7 @@ DeadLetterEntry makeDeadLetter(int index)
     entry.eventId = u"event-%1"_s.arg(index);
     entry.reason = index % 5 == 0 ? DeadLetterReason::TimeToLiveExceeded
                                   : DeadLetterReason::MaxDeliveryAttemptsExceeded;
-    entry.lastOutcome = DeliveryOutcome::Busy;
+    entry.lastOutcome = index % 6 == 0 ? DeliveryOutcome::TimedOut : DeliveryOutcome::Busy;
     entry.lastHttpStatus = 503;
     entry.attempts = 30;
     entry.publishMs = 1000 + index;
@@ -717,6 +717,40 @@ void TestSqliteStore::deadLetterPagesFiltersAndCount()
     byWildcards.text = u"%_"_s;
     check(
         byWildcards, [](const DeadLetterEntry &e) { return e.eventId == u"event-7"_s; }, 1);
+    if (QTest::currentTestFailed())
+        return;
+    // The browser's filters beyond those of version 1: the last outcome and a time range
+    // (dead-lettered at 3000 + index).
+    DeadLetterQuery byOutcome;
+    byOutcome.lastOutcome = DeliveryOutcome::TimedOut;
+    check(
+        byOutcome,
+        [](const DeadLetterEntry &e) { return e.lastOutcome == DeliveryOutcome::TimedOut; },
+        4); // 6, 12, 18, 24
+    if (QTest::currentTestFailed())
+        return;
+    DeadLetterQuery byTime;
+    byTime.fromMs = 3010;
+    byTime.toMs = 3015;
+    check(
+        byTime,
+        [](const DeadLetterEntry &e) {
+            return e.deadLetteredMs >= 3010 && e.deadLetteredMs <= 3015;
+        },
+        6);
+    if (QTest::currentTestFailed())
+        return;
+    DeadLetterQuery since;
+    since.fromMs = 3020;
+    check(
+        since, [](const DeadLetterEntry &e) { return e.deadLetteredMs >= 3020; }, 6);
+    if (QTest::currentTestFailed())
+        return;
+    DeadLetterQuery until;
+    until.toMs = 3003;
+    until.lastOutcome = DeliveryOutcome::Busy;
+    check(
+        until, [](const DeadLetterEntry &e) { return e.deadLetteredMs <= 3003; }, 3);
     if (QTest::currentTestFailed())
         return;
     DeadLetterQuery allFilters = bySubscription;
