@@ -38,7 +38,10 @@ inline constexpr char InsertDeadLetterSql[]
 void bindDeadLetter(SqliteStatement &statement, const DeadLetterEntry &entry);
 
 // The conditions on dead_letters of query's filters, and the keyset id < query.beforeId when it
-// is set (its limit is the page's, see bindDeadLetterPage()).
+// is set (its limit is the page's, see bindDeadLetterPage()). Every filter alone and every
+// combination of them is served by an index of the schema (SqliteStoreSchema), except the text,
+// a substring of the record, which no B-tree index can serve: alone it walks the table newest
+// first and a page stops at its limit.
 SqlConditions deadLetterConditions(const DeadLetterQuery &query);
 
 enum class DeadLetterFields {
@@ -54,5 +57,8 @@ void bindDeadLetterPage(SqliteStatement &statement, const SqlConditions &conditi
 
 // How many dead letters the conditions match; its parameters are those of the conditions.
 QByteArray deadLetterCountSql(const SqlConditions &conditions);
+
+// The dead letters of one event id (the parameter), oldest first: the event inspector's history.
+QByteArray deadLettersOfEventSql();
 
 } // namespace EventDesk

@@ -19,39 +19,6 @@ namespace {
 // Wait this long for another connection's write lock instead of failing at once.
 constexpr int BusyTimeoutMs = 5000;
 
-const QList<QByteArray> SchemaStatements = {
-    // High-water marks of the engine-assigned ids: events and deliveries are deleted when they
-    // reach their fate, and maxIds() must not hand out an id again after a restart.
-    "CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)"_ba,
-    "INSERT INTO meta (key, value) VALUES ('max_event_seq', 0), ('max_delivery_id', 0)"_ba,
-    "CREATE TABLE events (seq INTEGER PRIMARY KEY, topic TEXT, event_id TEXT, event_type TEXT,"
-    " subject TEXT, data_version TEXT, event_time TEXT, publish_ms INTEGER, body BLOB)"_ba,
-    "CREATE TABLE deliveries (id INTEGER PRIMARY KEY, event_seq INTEGER, topic TEXT,"
-    " subscription TEXT, state INTEGER, attempts INTEGER, due_ms INTEGER, publish_ms INTEGER,"
-    " last_outcome INTEGER, last_http_status INTEGER, last_attempt_ms INTEGER, reason INTEGER,"
-    " dl_unavailable_since_ms INTEGER)"_ba,
-    "CREATE INDEX deliveries_by_event ON deliveries (event_seq)"_ba,
-    // AUTOINCREMENT: ids of removed rows are never reused, so keyset pages stay stable.
-    "CREATE TABLE dead_letters (id INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT,"
-    " subscription TEXT, event_id TEXT, reason INTEGER, last_outcome INTEGER,"
-    " last_http_status INTEGER, attempts INTEGER, publish_ms INTEGER, last_attempt_ms INTEGER,"
-    " dead_lettered_ms INTEGER, blob_path TEXT, record BLOB, event_type TEXT, subject TEXT,"
-    " data_version TEXT, event_time TEXT, event_body BLOB)"_ba,
-    "CREATE INDEX dead_letters_by_subscription ON dead_letters (subscription, id)"_ba,
-    "CREATE INDEX dead_letters_by_reason ON dead_letters (reason, id)"_ba,
-    "CREATE TABLE dropped (id INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT, subscription TEXT,"
-    " event_id TEXT, reason INTEGER, last_outcome INTEGER, last_http_status INTEGER,"
-    " attempts INTEGER, dropped_ms INTEGER)"_ba,
-    "CREATE TABLE attempt_log (id INTEGER PRIMARY KEY AUTOINCREMENT, time_ms INTEGER,"
-    " topic TEXT, subscription TEXT, event_ids TEXT, attempt INTEGER, http_status INTEGER,"
-    " outcome INTEGER, duration_ms INTEGER, next_due_ms INTEGER)"_ba,
-    "CREATE TABLE probation (topic TEXT, subscription TEXT, state INTEGER, cause INTEGER,"
-    " until_ms INTEGER, duration_ms INTEGER, failures INTEGER,"
-    " PRIMARY KEY (topic, subscription))"_ba,
-    "PRAGMA application_id = "_ba + QByteArray::number(StoreApplicationId),
-    "PRAGMA user_version = "_ba + QByteArray::number(StoreSchemaVersion),
-};
-
 } // namespace
 
 void SqliteDeliveryStore::Private::rollback()
@@ -60,7 +27,7 @@ void SqliteDeliveryStore::Private::rollback()
         qCWarning(lcStore) << rolledBack.error();
 }
 
-Expected<void> SqliteDeliveryStore::Private::identifyFile(bool *isNew)
+Expected<void> SqliteDeliveryStore::Private::identifyFile(bool *isNew, qint64 *userVersion)
 {
     // Runs once per open: not worth a place in the statement cache.
     SqliteStatement query = SqliteStatement::prepare(database, StoreIdentitySql);
@@ -77,17 +44,17 @@ Expected<void> SqliteDeliveryStore::Private::identifyFile(bool *isNew)
                         query.errorText());
     }
     const qint64 applicationId = query.columnInt64(0);
-    const qint64 userVersion = query.columnInt64(1);
+    *userVersion = query.columnInt64(1);
     const qint64 objectCount = query.columnInt64(2);
 
     if (applicationId == StoreApplicationId) {
-        if (const QString problem = storeVersionProblem(userVersion); !problem.isEmpty())
+        if (const QString problem = storeVersionProblem(*userVersion); !problem.isEmpty())
             return error(u"open it: "_s + problem);
         *isNew = false;
         return {};
     }
     // An SQLite file without tables holds nothing that creating the schema could destroy.
-    if (applicationId == 0 && userVersion == 0 && objectCount == 0) {
+    if (applicationId == 0 && *userVersion == 0 && objectCount == 0) {
         *isNew = true;
         return {};
     }
@@ -204,7 +171,8 @@ Expected<void> SqliteDeliveryStore::open(const QString &filePath)
     if (sqlite3_busy_timeout(d->database, BusyTimeoutMs) != SQLITE_OK)
         return fail(d->sqlError(u"set busy timeout"_s, d->lastErrorText()));
     bool isNew = false;
-    if (auto result = d->identifyFile(&isNew); !result)
+    qint64 userVersion = 0;
+    if (auto result = d->identifyFile(&isNew, &userVersion); !result)
         return fail(result);
     if (auto result = d->configureConnection(); !result)
         return fail(result);
@@ -220,7 +188,7 @@ Expected<void> SqliteDeliveryStore::open(const QString &filePath)
     }
     if (isNew) {
         auto result = d->inTransaction(u"create the store schema"_s, [this]() -> Expected<void> {
-            for (const QByteArray &sql : SchemaStatements) {
+            for (const QByteArray &sql : createStoreStatements()) {
                 if (auto result = d->runOnce(sql, u"create the store schema"_s); !result)
                     return result;
             }
@@ -229,6 +197,11 @@ Expected<void> SqliteDeliveryStore::open(const QString &filePath)
         if (!result)
             return fail(result);
         qCInfo(lcStore) << "Created delivery store" << filePath;
+    } else if (userVersion < StoreSchemaVersion) {
+        if (auto result = d->migrate(userVersion); !result)
+            return fail(result);
+        qCInfo(lcStore) << "Upgraded delivery store" << filePath << "from schema version"
+                        << userVersion << "to" << StoreSchemaVersion;
     }
     return {};
 }

@@ -2,7 +2,8 @@
 
 // The state of a SqliteDeliveryStore, shared by the files that implement it: the connection and
 // file handling (SqliteDeliveryStore.cpp), the write path (SqliteStoreWrites.cpp), the queries
-// (SqliteStoreQueries.cpp). Not for use outside core/store.
+// (SqliteStoreQueries.cpp) and the schema migration (SqliteStoreMigration.cpp). Not for use
+// outside core/store.
 
 #include "SqliteDeliveryStore.h"
 #include "SqliteStatement.h"
@@ -84,7 +85,7 @@ struct SqliteDeliveryStore::Private
         return &statements.emplace(sql, std::move(prepared)).first->second;
     }
 
-    // For statements that run once per connection (schema, pragmas).
+    // For statements that run once per connection (schema, pragmas, migration).
     Expected<void> runOnce(const QByteArray &sql, const QString &what)
     {
         if (sqlite3_exec(database, sql.constData(), nullptr, nullptr, nullptr) != SQLITE_OK)
@@ -182,12 +183,21 @@ struct SqliteDeliveryStore::Private
 
     // Write path (SqliteStoreWrites.cpp).
     Expected<void> removeFinished(const QList<FinishedDelivery> &finished);
+    Expected<void> writeAttempts(const QList<AttemptLogEntry> &attempts);
+    // The rows of attempt_events of one attempt (also used by the migration).
+    Expected<void> insertAttemptEvents(qint64 attemptId, const QStringList &eventIds);
     Expected<void> trimAttemptLog(qint64 previousId, qint64 lastId);
 
-    // Connection and file (SqliteDeliveryStore.cpp).
-    Expected<void> identifyFile(bool *isNew);
+    // Connection and file (SqliteDeliveryStore.cpp). userVersion: that of the file, 0 when it is
+    // new (empty).
+    Expected<void> identifyFile(bool *isNew, qint64 *userVersion);
     Expected<void> configureConnection();
     void closeConnection();
+
+    // SqliteStoreMigration.cpp: brings a store of an older schema version to StoreSchemaVersion,
+    // in one transaction.
+    Expected<void> migrate(qint64 fromVersion);
+    Expected<void> migrateFromVersion1();
 
     QString filePath;
     sqlite3 *database = nullptr;

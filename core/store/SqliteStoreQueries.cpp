@@ -198,9 +198,7 @@ Expected<QList<AttemptLogEntry>> SqliteDeliveryStore::attemptLog(int limit)
     if (!d->database)
         return d->notOpen();
     QString errorText;
-    SqliteStatement *query = d->statement("SELECT "_ba + AttemptLogColumns
-                                              + " FROM attempt_log ORDER BY id DESC LIMIT ?"_ba,
-                                          &errorText);
+    SqliteStatement *query = d->statement(newestAttemptsSql(), &errorText);
     if (!query)
         return d->error(u"prepare reading the delivery log: %1"_s.arg(errorText));
     query->bind(1, limit > 0 ? limit : -1);

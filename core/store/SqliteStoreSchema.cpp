@@ -13,9 +13,35 @@ QString storeVersionProblem(qint64 userVersion)
             .arg(userVersion)
             .arg(StoreSchemaVersion);
     }
-    if (userVersion < 1)
+    if (userVersion < OldestMigratableSchemaVersion)
         return u"the store has no schema version (damaged file)"_s;
     return {};
+}
+
+QList<QByteArray> createStoreStatements()
+{
+    using namespace StoreSchema;
+    return {
+        CreateMeta,
+        "INSERT INTO meta (key, value) VALUES ('max_event_seq', 0), ('max_delivery_id', 0)"_ba,
+        CreateEvents,
+        CreateDeliveries,
+        CreateDeliveriesByEvent,
+        CreateDeadLetters,
+        CreateDeadLettersBySubscription,
+        CreateDeadLettersByTopicSubscription,
+        CreateDeadLettersByReason,
+        CreateDeadLettersByOutcome,
+        CreateDeadLettersByTime,
+        CreateDeadLettersByEvent,
+        CreateDropped,
+        CreateDroppedByEvent,
+        CreateAttemptLog,
+        CreateAttemptEvents,
+        CreateProbation,
+        "PRAGMA application_id = "_ba + QByteArray::number(StoreApplicationId),
+        "PRAGMA user_version = "_ba + QByteArray::number(StoreSchemaVersion),
+    };
 }
 
 void readDelivery(const SqliteStatement &row, DeliveryRecord &record)
@@ -71,22 +97,9 @@ DroppedEntry readDropped(const SqliteStatement &row)
     return entry;
 }
 
-AttemptLogEntry readAttemptLogEntry(const SqliteStatement &row)
+QByteArray droppedOfEventSql()
 {
-    AttemptLogEntry entry;
-    entry.id = row.columnInt64(0);
-    entry.timeMs = row.columnInt64(1);
-    entry.topic = row.columnText(2);
-    entry.subscription = row.columnText(3);
-    const QString eventIds = row.columnText(4);
-    if (!eventIds.isEmpty())
-        entry.eventIds = eventIds.split(u',');
-    entry.attempt = row.columnInt(5);
-    entry.httpStatus = row.columnInt(6);
-    entry.outcome = static_cast<DeliveryOutcome>(row.columnInt(7));
-    entry.durationMs = row.columnInt64(8);
-    entry.nextDueMs = row.columnInt64(9);
-    return entry;
+    return "SELECT "_ba + DroppedColumns + " FROM dropped WHERE event_id = ? ORDER BY id"_ba;
 }
 
 } // namespace EventDesk

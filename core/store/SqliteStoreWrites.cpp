@@ -73,12 +73,59 @@ Expected<void> SqliteDeliveryStore::Private::trimAttemptLog(qint64 previousId, q
     if (newestRemovedId <= 0)
         return {};
     QString errorText;
-    SqliteStatement *trim = statement("DELETE FROM attempt_log WHERE id <= ?"_ba, &errorText);
-    if (!trim)
+    SqliteStatement *trimEvents = statement(TrimAttemptEventsSql, &errorText);
+    SqliteStatement *trimLog = trimEvents ? statement(TrimAttemptLogSql, &errorText) : nullptr;
+    if (!trimLog)
         return error(u"prepare trimming the delivery log: %1"_s.arg(errorText));
-    trim->bind(1, newestRemovedId);
-    if (!trim->execute())
-        return sqlError(u"trim the delivery log"_s, trim->errorText());
+    for (SqliteStatement *trim : {trimEvents, trimLog}) {
+        trim->bind(1, newestRemovedId);
+        if (!trim->execute())
+            return sqlError(u"trim the delivery log"_s, trim->errorText());
+    }
+    return {};
+}
+
+Expected<void> SqliteDeliveryStore::Private::writeAttempts(const QList<AttemptLogEntry> &attempts)
+{
+    QString errorText;
+    SqliteStatement *insertAttempt = statement(InsertAttemptSql, &errorText);
+    if (!insertAttempt)
+        return error(u"prepare writing the delivery log: %1"_s.arg(errorText));
+    qint64 firstId = 0;
+    qint64 lastId = 0;
+    for (const AttemptLogEntry &entry : attempts) {
+        bindAttempt(*insertAttempt, entry);
+        if (!insertAttempt->execute())
+            return sqlError(u"write the delivery log"_s, insertAttempt->errorText());
+        lastId = sqlite3_last_insert_rowid(database);
+        if (firstId == 0)
+            firstId = lastId;
+        if (auto written = insertAttemptEvents(lastId, entry.eventIds); !written)
+            return written;
+    }
+    return trimAttemptLog(firstId - 1, lastId);
+}
+
+Expected<void> SqliteDeliveryStore::Private::insertAttemptEvents(qint64 attemptId,
+                                                                 const QStringList &eventIds)
+{
+    if (eventIds.isEmpty())
+        return {};
+    QString errorText;
+    SqliteStatement *insert = statement(InsertAttemptEventSql, &errorText);
+    if (!insert)
+        return error(u"prepare writing the events of attempts: %1"_s.arg(errorText));
+    // attempt_events requires an id; the engine never has a null one, and the version-1 log read
+    // a null one as empty.
+    static const QString emptyId = u""_s;
+    for (qsizetype position = 0; position < eventIds.size(); ++position) {
+        const QString &eventId = eventIds.at(position);
+        insert->bindAll(attemptId, qint64(position), eventId.isNull() ? emptyId : eventId);
+        if (!insert->execute()) {
+            return sqlError(u"write the events of attempt %1 to the delivery log"_s.arg(attemptId),
+                            insert->errorText());
+        }
+    }
     return {};
 }
 
@@ -224,26 +271,8 @@ Expected<void> SqliteDeliveryStore::commit(const StoreBatch &batch)
         }
 
         if (!batch.attempts.isEmpty()) {
-            SqliteStatement *insert = prepared(
-                "INSERT INTO attempt_log (time_ms, topic, subscription, event_ids, attempt,"
-                " http_status, outcome, duration_ms, next_due_ms)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"_ba);
-            if (!insert)
-                return prepareFailed();
-            qint64 firstId = 0;
-            qint64 lastId = 0;
-            for (const AttemptLogEntry &entry : batch.attempts) {
-                insert->bindAll(entry.timeMs, entry.topic, entry.subscription,
-                                entry.eventIds.join(u','), entry.attempt, entry.httpStatus,
-                                static_cast<int>(entry.outcome), entry.durationMs, entry.nextDueMs);
-                if (!insert->execute())
-                    return d->sqlError(u"write the delivery log"_s, insert->errorText());
-                lastId = sqlite3_last_insert_rowid(d->database);
-                if (firstId == 0)
-                    firstId = lastId;
-            }
-            if (auto result = d->trimAttemptLog(firstId - 1, lastId); !result)
-                return result;
+            if (auto written = d->writeAttempts(batch.attempts); !written)
+                return written;
         }
 
         if (!batch.probation.isEmpty()) {
