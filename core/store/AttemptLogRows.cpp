@@ -76,6 +76,27 @@ void bindAttempt(SqliteStatement &statement, const AttemptLogEntry &entry)
                       entry.nextDueMs);
 }
 
+QByteArray insertAttemptEventsSql()
+{
+    QByteArray sql = InsertAttemptEventSql;
+    for (int row = 1; row < AttemptEventsPerInsert; ++row)
+        sql += ", (?, ?, ?)";
+    return sql;
+}
+
+void bindAttemptEvents(SqliteStatement &statement, qint64 attemptId, const QStringList &eventIds,
+                       qsizetype first, qsizetype count)
+{
+    static const QString emptyId = u""_s;
+    int parameter = 0;
+    for (qsizetype position = first; position < first + count; ++position) {
+        const QString &eventId = eventIds.at(position);
+        statement.bind(++parameter, attemptId);
+        statement.bind(++parameter, qint64(position));
+        statement.bind(++parameter, eventId.isNull() ? emptyId : eventId);
+    }
+}
+
 QByteArray newestAttemptsSql()
 {
     return "SELECT "_ba + AttemptLogColumns + " FROM attempt_log ORDER BY id DESC LIMIT ?"_ba;

@@ -41,6 +41,17 @@ void bindAttempt(SqliteStatement &statement, const AttemptLogEntry &entry);
 // One event of an attempt: attempt id, position (0 for the first event of the request), event id.
 inline constexpr char InsertAttemptEventSql[]
     = "INSERT INTO attempt_events (attempt_id, position, event_id) VALUES (?, ?, ?)";
+// The events of an attempt go AttemptEventsPerInsert rows to a statement
+// (insertAttemptEventsSql()), the rest a row to a statement (InsertAttemptEventSql). Measured with
+// batches of 1000 events: a statement per event cost ~1.5 us per event id, 64 rows per statement
+// ~0.4 us, more rows hardly less.
+inline constexpr int AttemptEventsPerInsert = 64;
+QByteArray insertAttemptEventsSql();
+// Binds count event ids of an attempt, from position first on, to a statement of count rows. A
+// null id is bound as an empty one: attempt_events requires an id, and the version-1 log read a
+// null one as empty.
+void bindAttemptEvents(SqliteStatement &statement, qint64 attemptId, const QStringList &eventIds,
+                       qsizetype first, qsizetype count);
 
 // Trimming the bounded log: both take the newest attempt id to remove; the events go first.
 inline constexpr char TrimAttemptEventsSql[] = "DELETE FROM attempt_events WHERE attempt_id <= ?";

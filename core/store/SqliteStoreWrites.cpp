@@ -111,20 +111,25 @@ Expected<void> SqliteDeliveryStore::Private::insertAttemptEvents(qint64 attemptI
 {
     if (eventIds.isEmpty())
         return {};
+    static_assert(AttemptEventsPerInsert * 3 <= MaxParametersPerQuery);
+    static const QByteArray insertRowsSql = insertAttemptEventsSql();
     QString errorText;
-    SqliteStatement *insert = statement(InsertAttemptEventSql, &errorText);
-    if (!insert)
+    SqliteStatement *insertRows = statement(insertRowsSql, &errorText);
+    SqliteStatement *insertRow
+        = insertRows ? statement(InsertAttemptEventSql, &errorText) : nullptr;
+    if (!insertRow)
         return error(u"prepare writing the events of attempts: %1"_s.arg(errorText));
-    // attempt_events requires an id; the engine never has a null one, and the version-1 log read
-    // a null one as empty.
-    static const QString emptyId = u""_s;
-    for (qsizetype position = 0; position < eventIds.size(); ++position) {
-        const QString &eventId = eventIds.at(position);
-        insert->bindAll(attemptId, qint64(position), eventId.isNull() ? emptyId : eventId);
+    const qsizetype count = eventIds.size();
+    for (qsizetype position = 0; position < count;) {
+        const bool fullStatement = count - position >= AttemptEventsPerInsert;
+        SqliteStatement *insert = fullStatement ? insertRows : insertRow;
+        const qsizetype rows = fullStatement ? AttemptEventsPerInsert : 1;
+        bindAttemptEvents(*insert, attemptId, eventIds, position, rows);
         if (!insert->execute()) {
             return sqlError(u"write the events of attempt %1 to the delivery log"_s.arg(attemptId),
                             insert->errorText());
         }
+        position += rows;
     }
     return {};
 }

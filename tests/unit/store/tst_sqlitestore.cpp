@@ -677,14 +677,21 @@ void TestSqliteStore::attemptEventIdsKeepTheirOrderAndCharacters()
     single.eventIds = {u"b"_s};
     AttemptLogEntry none = makeAttempt(3);
     none.eventIds.clear();
-    QVERIFY(store.commit(StoreBatch {.attempts = {batch, single, none}}));
+    // Long enough for the statements that write many rows at once, and a remainder.
+    AttemptLogEntry large = makeAttempt(4);
+    large.eventIds.clear();
+    for (int index = 2 * AttemptEventsPerInsert + 7; index > 0; --index)
+        large.eventIds.append(u"large-%1"_s.arg(index));
+    QVERIFY(store.commit(StoreBatch {.attempts = {batch, single, none, large}}));
 
     const auto log = store.attemptLog(0);
     QVERIFY(log);
-    QCOMPARE(log->size(), 3);
-    QCOMPARE(log->at(2).eventIds, batch.eventIds);
-    QCOMPARE(log->at(1).eventIds, single.eventIds);
-    QCOMPARE(log->at(0).eventIds, QStringList());
+    QCOMPARE(log->size(), 4);
+    QCOMPARE(log->at(3).eventIds, batch.eventIds);
+    QCOMPARE(log->at(2).eventIds, single.eventIds);
+    QCOMPARE(log->at(1).eventIds, QStringList());
+    QCOMPARE(log->at(0).eventIds, large.eventIds);
+    QCOMPARE(log->first().id - log->last().id, 3);
 
     // The event inspector's lookup finds whole ids only, each attempt once.
     SqliteReadConnection reader;
@@ -699,11 +706,12 @@ void TestSqliteStore::attemptEventIdsKeepTheirOrderAndCharacters()
             ids.append(-1);
         return ids;
     };
-    QCOMPARE(attemptsOf(u"b,c"_s), QList<qint64> {log->at(2).id});
-    QCOMPARE(attemptsOf(u"b"_s), QList<qint64> {log->at(1).id});
-    QCOMPARE(attemptsOf(u"a"_s), QList<qint64> {log->at(2).id});
+    QCOMPARE(attemptsOf(u"b,c"_s), QList<qint64> {log->at(3).id});
+    QCOMPARE(attemptsOf(u"b"_s), QList<qint64> {log->at(2).id});
+    QCOMPARE(attemptsOf(u"a"_s), QList<qint64> {log->at(3).id});
     QCOMPARE(attemptsOf(u"c"_s), QList<qint64>());
-    QCOMPARE(attemptsOf(u"événement"_s), QList<qint64> {log->at(2).id});
+    QCOMPARE(attemptsOf(u"événement"_s), QList<qint64> {log->at(3).id});
+    QCOMPARE(attemptsOf(u"large-100"_s), QList<qint64> {log->at(0).id});
 }
 
 void TestSqliteStore::decodesEventIds()
