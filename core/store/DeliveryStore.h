@@ -10,6 +10,7 @@
 #include <QtGlobal>
 
 #include <functional>
+#include <optional>
 
 namespace EventDesk {
 
@@ -143,6 +144,11 @@ struct DeadLetterQuery
     QString text; // substring of the record, empty = any
     qint64 beforeId = 0; // keyset pagination: rows with id < beforeId (0 = from the newest)
     int limit = 200; // <= 0: no limit
+    // The filters of the dead-letter browser beyond those above (appended, so that existing
+    // designated initializers stay valid):
+    std::optional<DeliveryOutcome> lastOutcome; // nullopt = any
+    qint64 fromMs = 0; // dead_lettered_ms >= fromMs (0 = no lower bound)
+    qint64 toMs = 0; // dead_lettered_ms <= toMs (0 = no upper bound)
 };
 
 // The persistence the engine needs. The SQLite backend is one implementation; another database

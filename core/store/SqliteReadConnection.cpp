@@ -116,6 +116,13 @@ Expected<void> SqliteReadConnection::identifyFile()
     }
     if (const QString problem = storeVersionProblem(userVersion); !problem.isEmpty())
         return error(problem);
+    // Only the store migrates a file (in one transaction, when the engine opens it); until it
+    // has, the tables are not those this build reads.
+    if (userVersion < StoreSchemaVersion) {
+        return error(u"it has the schema of an earlier EventDesk (store version %1); it is "
+                     "upgraded to version %2 when EventDesk opens the workspace"_s.arg(userVersion)
+                         .arg(StoreSchemaVersion));
+    }
     return {};
 }
 

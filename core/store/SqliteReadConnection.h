@@ -30,7 +30,8 @@ public:
     Q_DISABLE_COPY_MOVE(SqliteReadConnection)
 
     // Refuses, leaving the connection closed, a file that is missing or is not an EventDesk store
-    // (the error names the file), and a store written by a newer EventDesk.
+    // (the error names the file), a store written by a newer EventDesk, and one of an older schema
+    // that the engine's store has not migrated yet.
     Expected<void> open(const QString &filePath);
     void close();
 

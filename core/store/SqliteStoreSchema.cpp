@@ -13,9 +13,35 @@ QString storeVersionProblem(qint64 userVersion)
             .arg(userVersion)
             .arg(StoreSchemaVersion);
     }
-    if (userVersion < 1)
+    if (userVersion < OldestMigratableSchemaVersion)
         return u"the store has no schema version (damaged file)"_s;
     return {};
+}
+
+QList<QByteArray> createStoreStatements()
+{
+    using namespace StoreSchema;
+    return {
+        CreateMeta,
+        "INSERT INTO meta (key, value) VALUES ('max_event_seq', 0), ('max_delivery_id', 0)"_ba,
+        CreateEvents,
+        CreateDeliveries,
+        CreateDeliveriesByEvent,
+        CreateDeadLetters,
+        CreateDeadLettersBySubscription,
+        CreateDeadLettersByTopicSubscription,
+        CreateDeadLettersByReason,
+        CreateDeadLettersByOutcome,
+        CreateDeadLettersByTime,
+        CreateDeadLettersByEvent,
+        CreateDropped,
+        CreateDroppedByEvent,
+        CreateAttemptLog,
+        CreateAttemptEvents,
+        CreateProbation,
+        "PRAGMA application_id = "_ba + QByteArray::number(StoreApplicationId),
+        "PRAGMA user_version = "_ba + QByteArray::number(StoreSchemaVersion),
+    };
 }
 
 void readDelivery(const SqliteStatement &row, DeliveryRecord &record)
@@ -57,30 +83,6 @@ StoredEvent readEvent(const SqliteStatement &row)
     return event;
 }
 
-DeadLetterEntry readDeadLetter(const SqliteStatement &row)
-{
-    DeadLetterEntry entry;
-    entry.id = row.columnInt64(0);
-    entry.topic = row.columnText(1);
-    entry.subscription = row.columnText(2);
-    entry.eventId = row.columnText(3);
-    entry.reason = static_cast<DeadLetterReason>(row.columnInt(4));
-    entry.lastOutcome = static_cast<DeliveryOutcome>(row.columnInt(5));
-    entry.lastHttpStatus = row.columnInt(6);
-    entry.attempts = row.columnInt(7);
-    entry.publishMs = row.columnInt64(8);
-    entry.lastAttemptMs = row.columnInt64(9);
-    entry.deadLetteredMs = row.columnInt64(10);
-    entry.blobPath = row.columnText(11);
-    entry.record = row.columnBlob(12);
-    entry.eventType = row.columnText(13);
-    entry.subject = row.columnText(14);
-    entry.dataVersion = row.columnText(15);
-    entry.eventTime = row.columnText(16);
-    entry.eventBody = row.columnBlob(17);
-    return entry;
-}
-
 DroppedEntry readDropped(const SqliteStatement &row)
 {
     DroppedEntry entry;
@@ -95,66 +97,9 @@ DroppedEntry readDropped(const SqliteStatement &row)
     return entry;
 }
 
-AttemptLogEntry readAttemptLogEntry(const SqliteStatement &row)
+QByteArray droppedOfEventSql()
 {
-    AttemptLogEntry entry;
-    entry.id = row.columnInt64(0);
-    entry.timeMs = row.columnInt64(1);
-    entry.topic = row.columnText(2);
-    entry.subscription = row.columnText(3);
-    const QString eventIds = row.columnText(4);
-    if (!eventIds.isEmpty())
-        entry.eventIds = eventIds.split(u',');
-    entry.attempt = row.columnInt(5);
-    entry.httpStatus = row.columnInt(6);
-    entry.outcome = static_cast<DeliveryOutcome>(row.columnInt(7));
-    entry.durationMs = row.columnInt64(8);
-    entry.nextDueMs = row.columnInt64(9);
-    return entry;
-}
-
-QByteArray parameterList(int count)
-{
-    QByteArray result;
-    result.reserve(count * 2);
-    for (int i = 0; i < count; ++i)
-        result += i == 0 ? "?" : ",?";
-    return result;
-}
-
-QString likeContainsPattern(const QString &text)
-{
-    QString escaped;
-    escaped.reserve(text.size() + 2);
-    escaped += u'%';
-    for (const QChar character : text) {
-        if (character == u'\\' || character == u'%' || character == u'_')
-            escaped += u'\\';
-        escaped += character;
-    }
-    escaped += u'%';
-    return escaped;
-}
-
-void SqlConditions::add(QByteArrayView condition, Value value)
-{
-    m_conditions.append(condition.toByteArray());
-    m_values.push_back(std::move(value));
-}
-
-QByteArray SqlConditions::whereClause() const
-{
-    if (m_conditions.isEmpty())
-        return {};
-    return " WHERE "_ba + m_conditions.join(" AND "_ba);
-}
-
-int SqlConditions::bind(SqliteStatement &statement) const
-{
-    int position = 0;
-    for (const Value &value : m_values)
-        std::visit([&](const auto &bound) { statement.bind(++position, bound); }, value);
-    return position;
+    return "SELECT "_ba + DroppedColumns + " FROM dropped WHERE event_id = ? ORDER BY id"_ba;
 }
 
 } // namespace EventDesk

@@ -14,28 +14,23 @@ bool DeadLetterFilter::isEmpty() const
     return *this == DeadLetterFilter();
 }
 
+DeadLetterQuery DeadLetterFilter::query(qint64 beforeId) const
+{
+    DeadLetterQuery result;
+    result.topic = topic;
+    result.subscription = subscription;
+    result.reason = reason;
+    result.lastOutcome = lastOutcome;
+    result.fromMs = fromMs;
+    result.toMs = toMs;
+    result.text = text;
+    result.beforeId = beforeId;
+    return result;
+}
+
 SqlConditions DeadLetterFilter::conditions(qint64 beforeId) const
 {
-    SqlConditions conditions;
-    if (!topic.isEmpty())
-        conditions.add("topic = ?", topic);
-    if (!subscription.isEmpty())
-        conditions.add("subscription = ?", subscription);
-    if (reason != DeadLetterReason::None)
-        conditions.add("reason = ?", qint64(reason));
-    if (lastOutcome)
-        conditions.add("last_outcome = ?", qint64(*lastOutcome));
-    if (fromMs > 0)
-        conditions.add("dead_lettered_ms >= ?", fromMs);
-    if (toMs > 0)
-        conditions.add("dead_lettered_ms <= ?", toMs);
-    if (!text.isEmpty()) {
-        // The record is a BLOB; LIKE compares it case-insensitively only as TEXT.
-        conditions.add("CAST(record AS TEXT) LIKE ? ESCAPE '\\'", likeContainsPattern(text));
-    }
-    if (beforeId > 0)
-        conditions.add("id < ?", beforeId);
-    return conditions;
+    return deadLetterConditions(query(beforeId));
 }
 
 DeadLetterModel::DeadLetterModel(StoreReader *reader, QObject *parent)
@@ -120,12 +115,11 @@ void DeadLetterModel::fetchPage()
             // The index fields only: the detail pane reads the record of one row at a time.
             const SqlConditions conditions = filter.conditions(beforeId);
             const auto statement = store.value()->statement(
-                "SELECT "_ba + DeadLetterIndexColumns + " FROM dead_letters"_ba
-                + conditions.whereClause() + " ORDER BY id DESC LIMIT ?"_ba);
+                deadLetterPageSql(conditions, DeadLetterFields::IndexOnly));
             if (!statement) {
                 error = statement.error();
             } else {
-                statement.value()->bind(conditions.bind(*statement.value()) + 1, PageSize);
+                bindDeadLetterPage(*statement.value(), conditions, PageSize);
                 rows.reserve(PageSize);
                 const auto read = store.value()->readRows(
                     *statement.value(),

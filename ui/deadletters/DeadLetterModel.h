@@ -27,7 +27,9 @@ struct DeadLetterFilter
     bool isEmpty() const;
     bool operator==(const DeadLetterFilter &other) const = default;
 
-    // The conditions on dead_letters; beforeId > 0 adds the keyset condition id < beforeId.
+    // The same filter as the store's query (beforeId > 0: the keyset id < beforeId), and its
+    // conditions on dead_letters (deadLetterConditions()).
+    DeadLetterQuery query(qint64 beforeId) const;
     SqlConditions conditions(qint64 beforeId) const;
 };
 

@@ -25,19 +25,17 @@ namespace {
 Expected<void> readHistory(SqliteReadConnection &store, const QString &eventId,
                            EventHistory *history)
 {
-    // event_ids is comma-joined; the commas around both sides make only whole ids match.
     auto read = store.select(
-        "SELECT "_ba + AttemptLogColumns
-            + " FROM attempt_log WHERE instr(',' || event_ids || ',', ?) > 0 ORDER BY id"_ba,
+        attemptsOfEventSql(),
         [history](const SqliteStatement &row) {
             history->attempts.append(readAttemptLogEntry(row));
         },
-        QString(u',' + eventId + u','));
+        eventId);
     if (!read)
         return read;
 
     read = store.select(
-        "SELECT "_ba + DeadLetterColumns + " FROM dead_letters WHERE event_id = ? ORDER BY id"_ba,
+        deadLettersOfEventSql(),
         [history](const SqliteStatement &row) {
             history->deadLetters.append(readDeadLetter(row));
         },
@@ -46,7 +44,7 @@ Expected<void> readHistory(SqliteReadConnection &store, const QString &eventId,
         return read;
 
     read = store.select(
-        "SELECT "_ba + DroppedColumns + " FROM dropped WHERE event_id = ? ORDER BY id"_ba,
+        droppedOfEventSql(),
         [history](const SqliteStatement &row) { history->drops.append(readDropped(row)); },
         eventId);
     if (!read)

@@ -15,8 +15,8 @@ namespace EventDesk::Ui {
 class StoreReader;
 
 // PRODUCT.md "event inspector": one event's full history as a timeline: every logged attempt
-// (attempt_log rows whose event_ids contain the id), its dead-letter and drop records, deliveries
-// still under way, and the payload while the store still has it.
+// whose request carried the id (attemptsOfEventSql()), its dead-letter and drop records,
+// deliveries still under way, and the payload while the store still has it.
 class EventInspector final : public QWidget
 {
     Q_OBJECT

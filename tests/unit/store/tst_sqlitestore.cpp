@@ -1,4 +1,6 @@
 #include "store/SqliteDeliveryStore.h"
+#include "store/SqliteReadConnection.h"
+#include "store/SqliteStoreSchema.h"
 #include "StoreFiles.h"
 
 #include <QFile>
@@ -122,7 +124,7 @@ DeadLetterEntry makeDeadLetter(int index)
     entry.eventId = u"event-%1"_s.arg(index);
     entry.reason = index % 5 == 0 ? DeadLetterReason::TimeToLiveExceeded
                                   : DeadLetterReason::MaxDeliveryAttemptsExceeded;
-    entry.lastOutcome = DeliveryOutcome::Busy;
+    entry.lastOutcome = index % 6 == 0 ? DeliveryOutcome::TimedOut : DeliveryOutcome::Busy;
     entry.lastHttpStatus = 503;
     entry.attempts = 30;
     entry.publishMs = 1000 + index;
@@ -214,6 +216,8 @@ private Q_SLOTS:
     void commitPersistsLogsNewestFirst();
     void attemptLogStaysBounded_data();
     void attemptLogStaysBounded();
+    void attemptEventIdsKeepTheirOrderAndCharacters();
+    void decodesEventIds();
     void deadLetterPagesFiltersAndCount();
     void removeDeadLetters();
     void refusesFilesThatAreNotStores_data();
@@ -243,20 +247,29 @@ void TestSqliteStore::createsSchemaInWalMode()
     // crash safety of SPEC D1 at synchronous=NORMAL depends on it).
     RawConnection raw(path);
     QCOMPARE(raw.scalar(u"PRAGMA journal_mode"_s).toString(), u"wal"_s);
-    QCOMPARE(raw.scalar(u"PRAGMA user_version"_s).toInt(), 1);
+    QCOMPARE(raw.scalar(u"PRAGMA user_version"_s).toInt(), StoreSchemaVersion);
     QVERIFY(raw.scalar(u"PRAGMA application_id"_s).toInt() != 0);
-    const QStringList tables = {u"events"_s,  u"deliveries"_s,  u"dead_letters"_s,
-                                u"dropped"_s, u"attempt_log"_s, u"probation"_s};
+    const QStringList tables
+        = {u"meta"_s,    u"events"_s,      u"deliveries"_s,     u"dead_letters"_s,
+           u"dropped"_s, u"attempt_log"_s, u"attempt_events"_s, u"probation"_s};
     for (const QString &table : tables) {
         const QString sql = u"SELECT count(*) FROM sqlite_master WHERE type = 'table'"
                             " AND name = '%1'"_s.arg(table);
         QVERIFY2(raw.scalar(sql).toInt() == 1, qPrintable(table));
     }
-    QCOMPARE(raw.scalar(u"SELECT count(*) FROM sqlite_master WHERE type = 'index'"
-                        " AND name IN ('deliveries_by_event', 'dead_letters_by_subscription',"
-                        " 'dead_letters_by_reason')"_s)
-                 .toInt(),
-             3);
+    const QStringList indexes = {u"deliveries_by_event"_s,
+                                 u"dead_letters_by_subscription"_s,
+                                 u"dead_letters_by_topic_subscription"_s,
+                                 u"dead_letters_by_reason"_s,
+                                 u"dead_letters_by_outcome"_s,
+                                 u"dead_letters_by_time"_s,
+                                 u"dead_letters_by_event"_s,
+                                 u"dropped_by_event"_s};
+    for (const QString &index : indexes) {
+        const QString sql = u"SELECT count(*) FROM sqlite_master WHERE type = 'index'"
+                            " AND name = '%1'"_s.arg(index);
+        QVERIFY2(raw.scalar(sql).toInt() == 1, qPrintable(index));
+    }
 }
 
 void TestSqliteStore::reopenKeepsData()
@@ -639,6 +652,79 @@ void TestSqliteStore::attemptLogStaysBounded()
              qPrintable(QString::number(log->size())));
     QCOMPARE(log->first().timeMs, makeAttempt(written).timeMs);
     QCOMPARE(log->last().timeMs, makeAttempt(written - int(log->size()) + 1).timeMs);
+    // Trimming removes the event ids of the attempts it removes, and only those.
+    RawConnection raw(dir.filePath(u"store.db"_s));
+    QCOMPARE(raw.scalar(u"SELECT count(*) FROM attempt_events"_s).toLongLong(), 2 * log->size());
+    QCOMPARE(raw.scalar(u"SELECT count(*) FROM attempt_events WHERE attempt_id NOT IN"
+                        " (SELECT id FROM attempt_log)"_s)
+                 .toLongLong(),
+             0);
+}
+
+void TestSqliteStore::attemptEventIdsKeepTheirOrderAndCharacters()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(u"store.db"_s);
+    SqliteDeliveryStore store;
+    QVERIFY(store.open(path));
+    // Commas, colons and digits (the separators of the comma-joined log of version 1 and of
+    // decodeEventIds()), an empty id, a repeated one, and the order of the request, which is
+    // not the order of the ids.
+    AttemptLogEntry batch = makeAttempt(1);
+    batch.eventIds = {u"b,c"_s, u"a"_s, u"12:3:x"_s, u""_s, u"a"_s, u"événement"_s};
+    AttemptLogEntry single = makeAttempt(2);
+    single.eventIds = {u"b"_s};
+    AttemptLogEntry none = makeAttempt(3);
+    none.eventIds.clear();
+    // Long enough for the statements that write many rows at once, and a remainder.
+    AttemptLogEntry large = makeAttempt(4);
+    large.eventIds.clear();
+    for (int index = 2 * AttemptEventsPerInsert + 7; index > 0; --index)
+        large.eventIds.append(u"large-%1"_s.arg(index));
+    QVERIFY(store.commit(StoreBatch {.attempts = {batch, single, none, large}}));
+
+    const auto log = store.attemptLog(0);
+    QVERIFY(log);
+    QCOMPARE(log->size(), 4);
+    QCOMPARE(log->at(3).eventIds, batch.eventIds);
+    QCOMPARE(log->at(2).eventIds, single.eventIds);
+    QCOMPARE(log->at(1).eventIds, QStringList());
+    QCOMPARE(log->at(0).eventIds, large.eventIds);
+    QCOMPARE(log->first().id - log->last().id, 3);
+
+    // The event inspector's lookup finds whole ids only, each attempt once.
+    SqliteReadConnection reader;
+    QVERIFY(reader.open(path));
+    const auto attemptsOf = [&reader](const QString &eventId) {
+        QList<qint64> ids;
+        const auto read = reader.select(
+            attemptsOfEventSql(),
+            [&ids](const SqliteStatement &row) { ids.append(readAttemptLogEntry(row).id); },
+            eventId);
+        if (!read)
+            ids.append(-1);
+        return ids;
+    };
+    QCOMPARE(attemptsOf(u"b,c"_s), QList<qint64> {log->at(3).id});
+    QCOMPARE(attemptsOf(u"b"_s), QList<qint64> {log->at(2).id});
+    QCOMPARE(attemptsOf(u"a"_s), QList<qint64> {log->at(3).id});
+    QCOMPARE(attemptsOf(u"c"_s), QList<qint64>());
+    QCOMPARE(attemptsOf(u"événement"_s), QList<qint64> {log->at(3).id});
+    QCOMPARE(attemptsOf(u"large-100"_s), QList<qint64> {log->at(0).id});
+}
+
+void TestSqliteStore::decodesEventIds()
+{
+    QCOMPARE(decodeEventIds(""), QStringList());
+    QCOMPARE(decodeEventIds("0:3:abc1:0:2:4:a,:d"), (QStringList {u"abc"_s, u""_s, u"a,:d"_s}));
+    // In any order of the rows: by position.
+    QCOMPARE(decodeEventIds("2:1:c0:1:a1:1:b"), (QStringList {u"a"_s, u"b"_s, u"c"_s}));
+    // UTF-8 lengths in bytes.
+    QCOMPARE(decodeEventIds("0:3:éx1:1:y"), (QStringList {u"éx"_s, u"y"_s}));
+    // Damaged text: the ids before the damage.
+    QCOMPARE(decodeEventIds("0:1:a1:9:b"), QStringList {u"a"_s});
+    QCOMPARE(decodeEventIds("0:1:ax:1:b"), QStringList {u"a"_s});
 }
 
 void TestSqliteStore::deadLetterPagesFiltersAndCount()
@@ -717,6 +803,40 @@ void TestSqliteStore::deadLetterPagesFiltersAndCount()
     byWildcards.text = u"%_"_s;
     check(
         byWildcards, [](const DeadLetterEntry &e) { return e.eventId == u"event-7"_s; }, 1);
+    if (QTest::currentTestFailed())
+        return;
+    // The browser's filters beyond those of version 1: the last outcome and a time range
+    // (dead-lettered at 3000 + index).
+    DeadLetterQuery byOutcome;
+    byOutcome.lastOutcome = DeliveryOutcome::TimedOut;
+    check(
+        byOutcome,
+        [](const DeadLetterEntry &e) { return e.lastOutcome == DeliveryOutcome::TimedOut; },
+        4); // 6, 12, 18, 24
+    if (QTest::currentTestFailed())
+        return;
+    DeadLetterQuery byTime;
+    byTime.fromMs = 3010;
+    byTime.toMs = 3015;
+    check(
+        byTime,
+        [](const DeadLetterEntry &e) {
+            return e.deadLetteredMs >= 3010 && e.deadLetteredMs <= 3015;
+        },
+        6);
+    if (QTest::currentTestFailed())
+        return;
+    DeadLetterQuery since;
+    since.fromMs = 3020;
+    check(
+        since, [](const DeadLetterEntry &e) { return e.deadLetteredMs >= 3020; }, 6);
+    if (QTest::currentTestFailed())
+        return;
+    DeadLetterQuery until;
+    until.toMs = 3003;
+    until.lastOutcome = DeliveryOutcome::Busy;
+    check(
+        until, [](const DeadLetterEntry &e) { return e.deadLetteredMs <= 3003; }, 3);
     if (QTest::currentTestFailed())
         return;
     DeadLetterQuery allFilters = bySubscription;
@@ -843,7 +963,7 @@ void TestSqliteStore::refusesNewerSchema()
     }
     {
         RawConnection raw(path);
-        QVERIFY(raw.execute(u"PRAGMA user_version = 2"_s));
+        QVERIFY(raw.execute(u"PRAGMA user_version = %1"_s.arg(StoreSchemaVersion + 1)));
     }
     const QByteArray before = fileDigest(path);
     SqliteDeliveryStore store;

@@ -1,0 +1,112 @@
+#include "AttemptLogRows.h"
+
+#include "SqliteStatement.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+using namespace Qt::StringLiterals;
+
+namespace EventDesk {
+
+namespace {
+
+// The decimal number at text[*at] up to the next ':', which *at then follows; false when there is
+// none.
+bool readNumberField(QByteArrayView text, qsizetype *at, qint64 *number)
+{
+    const qsizetype colon = text.indexOf(':', *at);
+    if (colon <= *at)
+        return false;
+    bool ok = false;
+    *number = text.sliced(*at, colon - *at).toLongLong(&ok);
+    *at = colon + 1;
+    return ok && *number >= 0;
+}
+
+} // namespace
+
+QStringList decodeEventIds(QByteArrayView encoded)
+{
+    std::vector<std::pair<qint64, QString>> events;
+    qsizetype at = 0;
+    while (at < encoded.size()) {
+        qint64 position = 0;
+        qint64 length = 0;
+        if (!readNumberField(encoded, &at, &position) || !readNumberField(encoded, &at, &length)
+            || length > encoded.size() - at) {
+            break;
+        }
+        events.emplace_back(position, QString::fromUtf8(encoded.sliced(at, length)));
+        at += length;
+    }
+    const auto byPosition = [](const auto &a, const auto &b) {
+        return a.first < b.first;
+    };
+    if (!std::is_sorted(events.cbegin(), events.cend(), byPosition))
+        std::stable_sort(events.begin(), events.end(), byPosition);
+    QStringList ids;
+    ids.reserve(qsizetype(events.size()));
+    for (auto &event : events)
+        ids.append(std::move(event.second));
+    return ids;
+}
+
+AttemptLogEntry readAttemptLogEntry(const SqliteStatement &row)
+{
+    AttemptLogEntry entry;
+    entry.id = row.columnInt64(0);
+    entry.timeMs = row.columnInt64(1);
+    entry.topic = row.columnText(2);
+    entry.subscription = row.columnText(3);
+    entry.eventIds = decodeEventIds(row.columnBlob(4));
+    entry.attempt = row.columnInt(5);
+    entry.httpStatus = row.columnInt(6);
+    entry.outcome = static_cast<DeliveryOutcome>(row.columnInt(7));
+    entry.durationMs = row.columnInt64(8);
+    entry.nextDueMs = row.columnInt64(9);
+    return entry;
+}
+
+void bindAttempt(SqliteStatement &statement, const AttemptLogEntry &entry)
+{
+    statement.bindAll(entry.timeMs, entry.topic, entry.subscription, entry.attempt,
+                      entry.httpStatus, static_cast<int>(entry.outcome), entry.durationMs,
+                      entry.nextDueMs);
+}
+
+QByteArray insertAttemptEventsSql()
+{
+    QByteArray sql = InsertAttemptEventSql;
+    for (int row = 1; row < AttemptEventsPerInsert; ++row)
+        sql += ", (?, ?, ?)";
+    return sql;
+}
+
+void bindAttemptEvents(SqliteStatement &statement, qint64 attemptId, const QStringList &eventIds,
+                       qsizetype first, qsizetype count)
+{
+    static const QString emptyId = u""_s;
+    int parameter = 0;
+    for (qsizetype position = first; position < first + count; ++position) {
+        const QString &eventId = eventIds.at(position);
+        statement.bind(++parameter, attemptId);
+        statement.bind(++parameter, qint64(position));
+        statement.bind(++parameter, eventId.isNull() ? emptyId : eventId);
+    }
+}
+
+QByteArray newestAttemptsSql()
+{
+    return "SELECT "_ba + AttemptLogColumns + " FROM attempt_log ORDER BY id DESC LIMIT ?"_ba;
+}
+
+QByteArray attemptsOfEventSql()
+{
+    return "SELECT "_ba + AttemptLogColumns
+        + " FROM attempt_log WHERE id IN"
+          " (SELECT attempt_id FROM attempt_events WHERE event_id = ?) ORDER BY id"_ba;
+}
+
+} // namespace EventDesk

@@ -1,0 +1,65 @@
+#pragma once
+
+#include "DeliveryStore.h"
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QStringList>
+
+namespace EventDesk {
+
+class SqliteStatement;
+
+// How the delivery log is stored: attempt_log holds one row per attempt (one HTTP request), and
+// attempt_events the ids of the events it carried, one row each, with their position in the
+// request. The store writes and reads the log through these, and the desktop app's delivery log
+// and event inspector read it through them over their own connection (SqliteReadConnection).
+
+// Columns of attempt_log, in the order readAttemptLogEntry() reads them, for a statement that
+// selects FROM attempt_log (under that name: the fifth column gathers the event ids of the row
+// from attempt_events, see decodeEventIds()).
+inline constexpr char AttemptLogColumns[]
+    = "id, time_ms, topic, subscription,"
+      " (SELECT group_concat(position || ':' || length(CAST(event_id AS BLOB)) || ':' || event_id,"
+      " '') FROM attempt_events WHERE attempt_id = attempt_log.id),"
+      " attempt, http_status, outcome, duration_ms, next_due_ms";
+AttemptLogEntry readAttemptLogEntry(const SqliteStatement &row);
+
+// The event ids of an attempt as the fifth column of AttemptLogColumns has them: for each event
+// "<position>:<length of the id in UTF-8 bytes>:<id>", in any order. Lengths rather than
+// separators, so that an id may hold any character; positions, because SQLite does not promise
+// the order in which group_concat() sees the rows. In order of position; damaged text yields
+// the ids before the damage.
+QStringList decodeEventIds(QByteArrayView encoded);
+
+// Adds one attempt; bindAttempt() binds an entry (all but its id, which the table assigns, and
+// its event ids, which go to attempt_events) to the statement's parameters.
+inline constexpr char InsertAttemptSql[]
+    = "INSERT INTO attempt_log (time_ms, topic, subscription, attempt, http_status, outcome,"
+      " duration_ms, next_due_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+void bindAttempt(SqliteStatement &statement, const AttemptLogEntry &entry);
+// One event of an attempt: attempt id, position (0 for the first event of the request), event id.
+inline constexpr char InsertAttemptEventSql[]
+    = "INSERT INTO attempt_events (attempt_id, position, event_id) VALUES (?, ?, ?)";
+// The events of an attempt go AttemptEventsPerInsert rows to a statement
+// (insertAttemptEventsSql()), the rest a row to a statement (InsertAttemptEventSql). Measured with
+// batches of 1000 events: a statement per event cost ~1.5 us per event id, 64 rows per statement
+// ~0.4 us, more rows hardly less.
+inline constexpr int AttemptEventsPerInsert = 64;
+QByteArray insertAttemptEventsSql();
+// Binds count event ids of an attempt, from position first on, to a statement of count rows. A
+// null id is bound as an empty one: attempt_events requires an id, and the version-1 log read a
+// null one as empty.
+void bindAttemptEvents(SqliteStatement &statement, qint64 attemptId, const QStringList &eventIds,
+                       qsizetype first, qsizetype count);
+
+// Trimming the bounded log: both take the newest attempt id to remove; the events go first.
+inline constexpr char TrimAttemptEventsSql[] = "DELETE FROM attempt_events WHERE attempt_id <= ?";
+inline constexpr char TrimAttemptLogSql[] = "DELETE FROM attempt_log WHERE id <= ?";
+
+// The newest attempts, newest first; the parameter is the LIMIT (-1: all).
+QByteArray newestAttemptsSql();
+// The attempts that carried one event id (the parameter), oldest first.
+QByteArray attemptsOfEventSql();
+
+} // namespace EventDesk

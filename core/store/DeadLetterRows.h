@@ -1,0 +1,64 @@
+#pragma once
+
+#include "DeliveryStore.h"
+#include "SqlConditions.h"
+
+#include <QByteArray>
+
+namespace EventDesk {
+
+class SqliteStatement;
+
+// How a row of dead_letters maps to a DeadLetterEntry and back, and how a DeadLetterQuery becomes
+// SQL. The store (SqliteDeliveryStore) writes and reads the dead-letter index through these, and
+// the desktop app's dead-letter browser reads it through them over its own connection
+// (SqliteReadConnection), so that a column order, a filter and the code that depends on them
+// exist once.
+
+// Columns of dead_letters, in the order readDeadLetter() reads them.
+inline constexpr char DeadLetterColumns[]
+    = "id, topic, subscription, event_id, reason, last_outcome, last_http_status, attempts,"
+      " publish_ms, last_attempt_ms, dead_lettered_ms, blob_path, record, event_type, subject,"
+      " data_version, event_time, event_body";
+// The same columns with NULL for the record and the event body, which readDeadLetter() then
+// reads as empty: for lists of the index fields, where those bytes would cost kilobytes per row.
+inline constexpr char DeadLetterIndexColumns[]
+    = "id, topic, subscription, event_id, reason, last_outcome, last_http_status, attempts,"
+      " publish_ms, last_attempt_ms, dead_lettered_ms, blob_path, NULL, event_type, subject,"
+      " data_version, event_time, NULL";
+DeadLetterEntry readDeadLetter(const SqliteStatement &row);
+
+// Adds one row; bindDeadLetter() binds an entry (all but its id, which the table assigns) to the
+// statement's parameters.
+inline constexpr char InsertDeadLetterSql[]
+    = "INSERT INTO dead_letters (topic, subscription, event_id, reason, last_outcome,"
+      " last_http_status, attempts, publish_ms, last_attempt_ms, dead_lettered_ms, blob_path,"
+      " record, event_type, subject, data_version, event_time, event_body)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+void bindDeadLetter(SqliteStatement &statement, const DeadLetterEntry &entry);
+
+// The conditions on dead_letters of query's filters, and the keyset id < query.beforeId when it
+// is set (its limit is the page's, see bindDeadLetterPage()). Every filter alone and every
+// combination of them is served by an index of the schema (SqliteStoreSchema), except the text,
+// a substring of the record, which no B-tree index can serve: alone it walks the table newest
+// first and a page stops at its limit.
+SqlConditions deadLetterConditions(const DeadLetterQuery &query);
+
+enum class DeadLetterFields {
+    All, // DeadLetterColumns
+    IndexOnly, // DeadLetterIndexColumns: no record, no event body
+};
+
+// The dead letters that conditions match, newest first (keyset pages: see DeadLetterQuery). Its
+// last parameter, after those of the conditions, is the LIMIT; bindDeadLetterPage() binds them.
+QByteArray deadLetterPageSql(const SqlConditions &conditions, DeadLetterFields fields);
+// limit <= 0: every row.
+void bindDeadLetterPage(SqliteStatement &statement, const SqlConditions &conditions, int limit);
+
+// How many dead letters the conditions match; its parameters are those of the conditions.
+QByteArray deadLetterCountSql(const SqlConditions &conditions);
+
+// The dead letters of one event id (the parameter), oldest first: the event inspector's history.
+QByteArray deadLettersOfEventSql();
+
+} // namespace EventDesk

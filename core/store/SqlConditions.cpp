@@ -1,0 +1,53 @@
+#include "SqlConditions.h"
+
+#include "SqliteStatement.h"
+
+using namespace Qt::StringLiterals;
+
+namespace EventDesk {
+
+QByteArray parameterList(int count)
+{
+    QByteArray result;
+    result.reserve(count * 2);
+    for (int i = 0; i < count; ++i)
+        result += i == 0 ? "?" : ",?";
+    return result;
+}
+
+QString likeContainsPattern(const QString &text)
+{
+    QString escaped;
+    escaped.reserve(text.size() + 2);
+    escaped += u'%';
+    for (const QChar character : text) {
+        if (character == u'\\' || character == u'%' || character == u'_')
+            escaped += u'\\';
+        escaped += character;
+    }
+    escaped += u'%';
+    return escaped;
+}
+
+void SqlConditions::add(QByteArrayView condition, Value value)
+{
+    m_conditions.append(condition.toByteArray());
+    m_values.push_back(std::move(value));
+}
+
+QByteArray SqlConditions::whereClause() const
+{
+    if (m_conditions.isEmpty())
+        return {};
+    return " WHERE "_ba + m_conditions.join(" AND "_ba);
+}
+
+int SqlConditions::bind(SqliteStatement &statement) const
+{
+    int position = 0;
+    for (const Value &value : m_values)
+        std::visit([&](const auto &bound) { statement.bind(++position, bound); }, value);
+    return position;
+}
+
+} // namespace EventDesk

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QList>
+#include <QString>
+#include <QtGlobal>
+
+#include <variant>
+#include <vector>
+
+namespace EventDesk {
+
+class SqliteStatement;
+
+// "?,?,...,?": count parameters for an IN list.
+QByteArray parameterList(int count);
+
+// LIKE pattern (with ESCAPE '\') that matches text literally anywhere: '%', '_' and '\' in the
+// text are no wildcards.
+QString likeContainsPattern(const QString &text);
+
+// The conditions of a WHERE clause, joined with AND, and the values of their placeholders in the
+// order they appear.
+class SqlConditions final
+{
+public:
+    using Value = std::variant<qint64, QString>;
+
+    // condition holds exactly one '?', for value.
+    void add(QByteArrayView condition, Value value);
+
+    bool isEmpty() const { return m_conditions.isEmpty(); }
+    // " WHERE a AND b ...", or empty when there is no condition.
+    QByteArray whereClause() const;
+    // Binds the values to parameters 1, 2, ...; returns how many it bound, so that the caller
+    // knows the position of its own parameters after them (a LIMIT, say).
+    int bind(SqliteStatement &statement) const;
+
+private:
+    QList<QByteArray> m_conditions;
+    std::vector<Value> m_values;
+};
+
+} // namespace EventDesk
