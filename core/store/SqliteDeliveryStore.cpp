@@ -1,6 +1,6 @@
 #include "SqliteDeliveryStore.h"
 
-#include "SqliteStorePrivate.h"
+#include "SqliteStoreState.h"
 #include "SqliteStoreSchema.h"
 
 #include "../Logging.h"
@@ -21,13 +21,13 @@ constexpr int BusyTimeoutMs = 5000;
 
 } // namespace
 
-void SqliteDeliveryStore::Private::rollback()
+void SqliteStoreState::rollback()
 {
     if (auto rolledBack = runCached("ROLLBACK"_ba, u"roll back"_s); !rolledBack)
         qCWarning(lcStore) << rolledBack.error();
 }
 
-Expected<void> SqliteDeliveryStore::Private::identifyFile(bool *isNew, qint64 *userVersion)
+Expected<void> SqliteStoreState::identifyFile(bool *isNew, qint64 *userVersion)
 {
     // Runs once per open: not worth a place in the statement cache.
     SqliteStatement query = SqliteStatement::prepare(database, StoreIdentitySql);
@@ -62,7 +62,7 @@ Expected<void> SqliteDeliveryStore::Private::identifyFile(bool *isNew, qint64 *u
                  "store; it was left unchanged"_s);
 }
 
-Expected<void> SqliteDeliveryStore::Private::configureConnection()
+Expected<void> SqliteStoreState::configureConnection()
 {
     // journal_mode answers with the mode in effect: a read-only file or directory silently
     // keeps the old mode, and D1's crash safety at synchronous=NORMAL needs WAL.
@@ -94,7 +94,7 @@ Expected<void> SqliteDeliveryStore::Private::configureConnection()
     return runOnce("PRAGMA foreign_keys = OFF"_ba, u"turn off foreign keys"_s);
 }
 
-void SqliteDeliveryStore::Private::closeConnection()
+void SqliteStoreState::closeConnection()
 {
     // Its connection goes first, so that the engine's, the last one, checkpoints everything and
     // removes the log as it closes.
@@ -114,7 +114,7 @@ void SqliteDeliveryStore::Private::closeConnection()
 }
 
 SqliteDeliveryStore::SqliteDeliveryStore(int maxAttemptLogRows)
-    : d(std::make_unique<Private>(maxAttemptLogRows))
+    : d(std::make_unique<SqliteStoreState>(maxAttemptLogRows))
 {
 }
 

@@ -8,6 +8,8 @@
 
 namespace EventDesk {
 
+struct SqliteStoreState; // SqliteStoreState.h: shared by the files that implement the store
+
 // SQLite backend: WAL mode, synchronous=NORMAL (a committed publish survives a process crash;
 // WAL + NORMAL can lose the last transactions only on an OS crash / power loss), prepared
 // statements reused, one connection whose calls a mutex serializes (they come from the engine's
@@ -46,8 +48,7 @@ public:
     Expected<QList<AttemptLogEntry>> attemptLog(int limit) override;
 
 private:
-    struct Private;
-    std::unique_ptr<Private> d;
+    std::unique_ptr<SqliteStoreState> d;
 };
 
 } // namespace EventDesk

@@ -5,7 +5,7 @@
 
 #include "SqliteDeliveryStore.h"
 
-#include "SqliteStorePrivate.h"
+#include "SqliteStoreState.h"
 #include "SqliteStoreSchema.h"
 
 using namespace Qt::StringLiterals;
@@ -16,7 +16,7 @@ namespace EventDesk {
 // a comma could not be told apart from two ids). Version 2 keeps them in attempt_events, one row
 // each, and adds indexes for every filter of the dead-letter browser and for the event
 // inspector's lookups of dead letters and dropped deliveries by event id.
-Expected<void> SqliteDeliveryStore::Private::migrateFromVersion1()
+Expected<void> SqliteStoreState::migrateFromVersion1()
 {
     using namespace StoreSchema;
     const QString what = u"upgrade the store from schema version 1"_s;
@@ -70,7 +70,7 @@ Expected<void> SqliteDeliveryStore::Private::migrateFromVersion1()
     return {};
 }
 
-Expected<void> SqliteDeliveryStore::Private::migrate(qint64 fromVersion)
+Expected<void> SqliteStoreState::migrate(qint64 fromVersion)
 {
     const QString what = u"upgrade the store from schema version %1 to %2"_s.arg(fromVersion)
                              .arg(StoreSchemaVersion);

@@ -3,7 +3,7 @@
 
 #include "SqliteDeliveryStore.h"
 
-#include "SqliteStorePrivate.h"
+#include "SqliteStoreState.h"
 #include "SqliteStoreSchema.h"
 
 using namespace Qt::StringLiterals;
@@ -38,7 +38,7 @@ Expected<DeliveryStore::MaxIds> SqliteDeliveryStore::maxIds()
                        &errorText);
     if (!query)
         return d->error(u"prepare reading the highest ids: %1"_s.arg(errorText));
-    query->bindAll(Private::maxEventSeqKey(), Private::maxDeliveryIdKey());
+    query->bindAll(SqliteStoreState::maxEventSeqKey(), SqliteStoreState::maxDeliveryIdKey());
     const auto rows
         = d->collect<MaxIds>(*query, u"read the highest ids"_s, [](const SqliteStatement &row) {
               MaxIds ids;

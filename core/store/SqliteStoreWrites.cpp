@@ -3,7 +3,7 @@
 
 #include "SqliteDeliveryStore.h"
 
-#include "SqliteStorePrivate.h"
+#include "SqliteStoreState.h"
 #include "SqliteStoreSchema.h"
 
 #include <vector>
@@ -12,7 +12,7 @@ using namespace Qt::StringLiterals;
 
 namespace EventDesk {
 
-Expected<void> SqliteDeliveryStore::Private::removeFinished(const QList<FinishedDelivery> &finished)
+Expected<void> SqliteStoreState::removeFinished(const QList<FinishedDelivery> &finished)
 {
     // Ids are handed out in order and deliveries mostly finish in order, so the finished rows
     // come in runs of consecutive ids: each run is one range DELETE, which walks the leaf pages
@@ -63,7 +63,7 @@ Expected<void> SqliteDeliveryStore::Private::removeFinished(const QList<Finished
     return removeRuns(removeEvents, std::move(eventSeqs), u"remove finished events (seq)"_s);
 }
 
-Expected<void> SqliteDeliveryStore::Private::trimAttemptLog(qint64 previousId, qint64 lastId)
+Expected<void> SqliteStoreState::trimAttemptLog(qint64 previousId, qint64 lastId)
 {
     if (previousId / attemptLogTrimStep == lastId / attemptLogTrimStep)
         return {};
@@ -85,7 +85,7 @@ Expected<void> SqliteDeliveryStore::Private::trimAttemptLog(qint64 previousId, q
     return {};
 }
 
-Expected<void> SqliteDeliveryStore::Private::writeAttempts(const QList<AttemptLogEntry> &attempts)
+Expected<void> SqliteStoreState::writeAttempts(const QList<AttemptLogEntry> &attempts)
 {
     QString errorText;
     SqliteStatement *insertAttempt = statement(InsertAttemptSql, &errorText);
@@ -106,7 +106,7 @@ Expected<void> SqliteDeliveryStore::Private::writeAttempts(const QList<AttemptLo
     return trimAttemptLog(firstId - 1, lastId);
 }
 
-Expected<void> SqliteDeliveryStore::Private::insertAttemptEvents(qint64 attemptId,
+Expected<void> SqliteStoreState::insertAttemptEvents(qint64 attemptId,
                                                                  const QStringList &eventIds)
 {
     if (eventIds.isEmpty())
@@ -193,10 +193,10 @@ Expected<void> SqliteDeliveryStore::insertPublished(const QList<StoredEvent> &ev
             }
             maxDeliveryId = std::max(maxDeliveryId, delivery.id);
         }
-        raiseMaximum->bindAll(maxSeq, Private::maxEventSeqKey());
+        raiseMaximum->bindAll(maxSeq, SqliteStoreState::maxEventSeqKey());
         bool raised = raiseMaximum->execute();
         if (raised) {
-            raiseMaximum->bindAll(maxDeliveryId, Private::maxDeliveryIdKey());
+            raiseMaximum->bindAll(maxDeliveryId, SqliteStoreState::maxDeliveryIdKey());
             raised = raiseMaximum->execute();
         }
         if (!raised)

@@ -4,6 +4,7 @@
 #include "common/FilterBar.h"
 #include "host/EngineHost.h"
 #include "log/StoreReader.h"
+#include "store/DeadLetterRows.h"
 #include "store/SqliteStoreSchema.h"
 
 #include <QAction>
@@ -82,8 +83,7 @@ FilterBar::Fields filterFields()
 // How many dead letters meet the conditions (none: all of them); runs on the reader thread.
 Expected<qint64> countDeadLetters(SqliteReadConnection &store, const SqlConditions &conditions)
 {
-    const auto statement
-        = store.statement("SELECT count(*) FROM dead_letters"_ba + conditions.whereClause());
+    const auto statement = store.statement(deadLetterCountSql(conditions));
     if (!statement)
         return Error(statement.error());
     conditions.bind(*statement.value());

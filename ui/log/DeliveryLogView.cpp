@@ -3,6 +3,7 @@
 #include "DeliveryLogModel.h"
 #include "StoreReader.h"
 #include "common/FilterBar.h"
+#include "store/AttemptLogRows.h"
 #include "store/SqliteStoreSchema.h"
 
 #include <QAction>
@@ -168,7 +169,7 @@ void DeliveryLogView::setStorePath(const QString &sqliteFile)
         } else {
             entries.reserve(HistoryRows);
             const auto read = store.value()->select(
-                "SELECT "_ba + AttemptLogColumns + " FROM attempt_log ORDER BY id DESC LIMIT ?"_ba,
+                newestAttemptsSql(),
                 [&entries](const SqliteStatement &row) {
                     entries.append(readAttemptLogEntry(row));
                 },

@@ -5,7 +5,7 @@
 // (SqliteStoreQueries.cpp) and the schema migration (SqliteStoreMigration.cpp). Not for use
 // outside core/store.
 
-#include "SqliteDeliveryStore.h"
+#include "DeliveryStore.h"
 #include "SqliteStatement.h"
 #include "WalCheckpointer.h"
 
@@ -23,7 +23,7 @@ namespace EventDesk {
 // SQLite before 3.32 allows 999 host parameters per statement; stay well below it.
 inline constexpr int MaxParametersPerQuery = 500;
 
-struct SqliteDeliveryStore::Private
+struct SqliteStoreState
 {
     // Below this many keys, selectByKeys() reads row by row (see there).
     static constexpr qsizetype MinKeysPerList = 16;
@@ -33,7 +33,7 @@ struct SqliteDeliveryStore::Private
     // forEachUnfinishedDelivery may call back into the store.
     std::recursive_mutex mutex;
 
-    explicit Private(int maxRows)
+    explicit SqliteStoreState(int maxRows)
         : maxAttemptLogRows(std::max(1, maxRows))
         // Trimming only when the newest id crosses a multiple of this step keeps the DELETE off
         // the per-commit path (one trim per 1000 log rows at the default bound).
