@@ -1,5 +1,7 @@
 #include "DeliveryLane.h"
 
+#include "WebhookClient.h"
+
 #include <QNetworkAccessManager>
 #include <QThread>
 
@@ -14,9 +16,15 @@ DeliveryLane::DeliveryLane(int index, FinishedHandler handler)
     m_thread->setObjectName(u"EventDesk lane %1"_s.arg(index));
     m_thread->start();
     moveToThread(m_thread.get());
-    // The manager belongs to the lane's thread: Qt's reply objects live where it lives.
-    QMetaObject::invokeMethod(this, [this] { m_network = new QNetworkAccessManager(this); },
-                              Qt::BlockingQueuedConnection);
+    // The client belongs to the lane's thread: its sockets live where it lives.
+    QMetaObject::invokeMethod(this, [this] {
+        m_client = new WebhookClient(
+            [this](quint64 requestId, int httpStatus, QNetworkReply::NetworkError error) {
+                if (m_handler)
+                    m_handler(requestId, httpStatus, error);
+            },
+            this);
+    }, Qt::BlockingQueuedConnection);
 }
 
 DeliveryLane::DeliveryLane(QNetworkAccessManager *network, FinishedHandler handler)
@@ -36,8 +44,8 @@ DeliveryLane::~DeliveryLane()
     QMetaObject::invokeMethod(this, [this] {
         m_handler = nullptr;
         cancelAllHere();
-        delete m_network;
-        m_network = nullptr;
+        delete m_client;
+        m_client = nullptr;
     }, Qt::BlockingQueuedConnection);
     m_thread->quit();
     m_thread->wait();
@@ -81,6 +89,10 @@ void DeliveryLane::cancelAll()
 
 void DeliveryLane::postHere(quint64 requestId, const QNetworkRequest &request, const QByteArray &body)
 {
+    if (m_client) {
+        m_client->post(requestId, request, body);
+        return;
+    }
     if (!m_network)
         return;
     QNetworkReply *reply = m_network->post(request, body);
@@ -91,12 +103,18 @@ void DeliveryLane::postHere(quint64 requestId, const QNetworkRequest &request, c
 
 void DeliveryLane::abortHere(quint64 requestId)
 {
+    if (m_client) {
+        m_client->abort(requestId); // reported from the event loop
+        return;
+    }
     if (QNetworkReply *reply = m_replyByRequest.value(requestId))
         reply->abort(); // finished() follows and reports it
 }
 
 void DeliveryLane::cancelAllHere()
 {
+    if (m_client)
+        m_client->cancelAll();
     const QList<QNetworkReply *> replies = m_requestByReply.keys();
     m_requestByReply.clear();
     m_replyByRequest.clear();

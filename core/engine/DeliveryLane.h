@@ -14,14 +14,16 @@ class QThread;
 
 namespace EventDesk {
 
+class WebhookClient;
+
 // Where webhook requests are posted and their replies handled: a thread of its own with a
-// QNetworkAccessManager of its own, or (without threads) the calling thread and a given manager.
+// WebhookClient of its own, or (without threads) the calling thread and a given manager.
 //
-// Qt spends most of a request's CPU time in its access manager: on the thread that posts the
-// request and handles the reply (signal connections, the upload hand-over) and on the manager's
-// HTTP thread. With several lanes that work runs on every core instead of one engine thread
-// (bench/RESULTS.md, benchmark 1). The lane does no delivery logic: it posts what it is given and
-// reports each reply's outcome through the handler, on the lane's thread.
+// With several lanes the work of sending requests and reading their answers runs on every core
+// instead of one engine thread (bench/RESULTS.md, benchmark 1). A lane's own client reads each
+// response in a few system calls where QNetworkAccessManager reads its head byte by byte. The
+// lane does no delivery logic: it posts what it is given and reports each reply's outcome
+// through the handler, on the lane's thread.
 class DeliveryLane final : public QObject
 {
     Q_OBJECT
@@ -31,7 +33,7 @@ public:
     using FinishedHandler = std::function<void(quint64 requestId, int httpStatus,
                                                QNetworkReply::NetworkError error)>;
 
-    // A lane with a thread and a manager of its own.
+    // A lane with a thread and a WebhookClient of its own.
     DeliveryLane(int index, FinishedHandler handler);
     // A lane on the calling thread over the given manager (not owned; tests hand in a fake).
     DeliveryLane(QNetworkAccessManager *network, FinishedHandler handler);
@@ -59,7 +61,8 @@ private:
 
     FinishedHandler m_handler; // lane thread only after construction
     std::unique_ptr<QThread> m_thread; // null for a lane on the calling thread
-    QNetworkAccessManager *m_network = nullptr; // owned (created on the lane's thread) with m_thread
+    WebhookClient *m_client = nullptr; // owned (created on the lane's thread) with m_thread
+    QNetworkAccessManager *m_network = nullptr; // not owned; without a thread only
     QHash<QNetworkReply *, quint64> m_requestByReply;
     QHash<quint64, QNetworkReply *> m_replyByRequest;
     std::atomic<quint64> m_requestedCancelGeneration = 0;

@@ -30,9 +30,10 @@ class DeadLetterSink;
 //   CommitBuffer group-commits the state changes that follow a delivery.
 //
 // It lives on one thread (its webhook replies may be handled on delivery lanes, see
-// setDeliveryLanes); all HTTP goes through the injected QNetworkAccessManager or the lanes' own;
-// all time through the injected Clock; all persistence through the injected DeliveryStore.
-// Every public function takes the state lock. docs/ARCHITECTURE.md draws the units and threads.
+// setDeliveryLanes); all HTTP goes through the injected QNetworkAccessManager or the lanes' own
+// WebhookClients; all time through the injected Clock; all persistence through the injected
+// DeliveryStore. Every public function takes the state lock. docs/ARCHITECTURE.md draws the units
+// and threads.
 class Engine final : public QObject
 {
     Q_OBJECT
@@ -42,8 +43,8 @@ public:
            DeadLetterSink *deadLetterSink, EngineOptions options = {}, QObject *parent = nullptr);
     ~Engine() override;
 
-    // Webhook requests go through this many delivery lanes (each a thread with an access manager
-    // of its own, DeliveryLane) instead of the constructor's manager: Qt's per-request work then
+    // Webhook requests go through this many delivery lanes (each a thread with an HTTP client of
+    // its own, DeliveryLane) instead of the constructor's manager: the per-request work then
     // runs on every core, and a lane handles its replies itself (under the engine's state lock)
     // without a trip through the engine thread. Call before start(). 0, the default, keeps every
     // request on the engine's thread and the constructor's manager (tests hand in a fake there).
