@@ -1,5 +1,7 @@
 #pragma once
 
+#include "WebhookConnection.h"
+
 #include <QByteArray>
 #include <QElapsedTimer>
 #include <QNetworkReply>
@@ -17,8 +19,6 @@ class QNetworkRequest;
 class QTimer;
 
 namespace EventDesk {
-
-class WebhookConnection;
 
 // EventDesk's own HTTP/1.1 client for webhook requests, on QTcpSocket (http) and QSslSocket
 // (https). It does what a delivery needs and no more: send a request, read the status of its
@@ -47,12 +47,9 @@ public:
         = std::function<void(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error)>;
 
     static constexpr int MaxConnectionsPerHost = 6;
-    // A response body is read and discarded. Beyond this many bytes the connection is closed
-    // and the status already parsed is reported (with NoError): a delivery's outcome depends on
-    // the status only, and an endpoint must not make the engine read without end.
-    static constexpr qsizetype MaxResponseBodyBytes = 1024 * 1024;
-    // A status line and headers longer than this are a ProtocolFailure.
-    static constexpr qsizetype MaxResponseHeadBytes = 64 * 1024;
+    // The caps on what a response may make the client read (WebhookConnection.h says why).
+    static constexpr qsizetype MaxResponseBodyBytes = WebhookConnection::MaxResponseBodyBytes;
+    static constexpr qsizetype MaxResponseHeadBytes = WebhookConnection::MaxResponseHeadBytes;
     static constexpr int DefaultIdleTimeoutMs = 60'000;
 
     explicit WebhookClient(FinishedHandler handler, QObject *parent = nullptr);
@@ -74,7 +71,6 @@ public:
     void setSslConfiguration(const QSslConfiguration &configuration);
 
 private:
-    friend class WebhookConnection;
     struct Exchange;
     struct HostPool;
     struct Report
@@ -88,11 +84,7 @@ private:
     class SignalScope
     {
     public:
-        explicit SignalScope(WebhookClient &client)
-            : m_client(client)
-        {
-            ++m_client.m_scopeDepth;
-        }
+        explicit SignalScope(WebhookClient &client);
         ~SignalScope();
         SignalScope(const SignalScope &) = delete;
         SignalScope &operator=(const SignalScope &) = delete;
@@ -105,14 +97,16 @@ private:
     void start(Exchange *exchange);
     void openConnection(HostPool &pool, Exchange *exchange);
     void pump(HostPool &pool);
-    void finish(WebhookConnection *connection, int httpStatus, QNetworkReply::NetworkError error,
-                bool reusable);
-    void fail(WebhookConnection *connection, int httpStatus, QNetworkReply::NetworkError error,
-              bool responseStarted);
-    void closeConnection(WebhookConnection *connection);
-    void becameIdle(WebhookConnection *connection);
+    // A connection's reports, made through its pool (HostPool, the connection's owner).
+    void finish(HostPool &pool, WebhookConnection *connection, int httpStatus,
+                QNetworkReply::NetworkError error, bool reusable);
+    void fail(HostPool &pool, WebhookConnection *connection, int httpStatus,
+              QNetworkReply::NetworkError error, bool responseStarted);
+    void closeConnection(HostPool &pool, WebhookConnection *connection);
     void sweepIdle();
     void report(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error);
+    void enterSignal();
+    void leaveSignal();
     void deliverReports();
 
     FinishedHandler m_handler;
