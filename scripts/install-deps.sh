@@ -13,9 +13,10 @@ packages=(
     # The app at run time: Qt's platform plugins (xcb, offscreen), a font, the Secret Service
     # keychain and the session bus it talks over, the CAs for HTTPS destinations (Azure Blob).
     qt6-qpa-plugins fonts-dejavu-core gnome-keyring libsecret-1-0 dbus dbus-x11 ca-certificates
-    # Tests: the display, the keychain session, the official SDKs and Azurite (Node.js, npm),
-    # the packaging test (cpack DEB needs dpkg-dev and file; install, validate, screenshot).
-    xvfb xauth curl sqlite3
+    # Tests: the display, the keychain session, the official SDKs and Azurite (Node.js, npm), a
+    # test certificate for the webhook client's TLS case (openssl), the packaging test (cpack DEB
+    # needs dpkg-dev and file; install, validate, screenshot).
+    xvfb xauth curl sqlite3 openssl
     dpkg-dev file xdotool x11-utils imagemagick appstream desktop-file-utils
     # Benchmarks (bench/run.sh): the receiver and the load baseline.
     nginx wrk
