@@ -193,6 +193,10 @@ public:
             visit(record);
         return {};
     }
+    // About how many rows forEachUnfinishedDelivery() will visit, if the backend can tell
+    // cheaply (0 otherwise): the engine sizes its delivery table once instead of growing it a
+    // score of times during a start-up with a large backlog.
+    virtual qint64 unfinishedDeliveryCountHint() { return 0; }
     virtual Expected<QList<StoredEvent>> loadEvents(const QList<qint64> &seqs) = 0;
     virtual Expected<QList<ProbationRecord>> loadProbation() = 0;
 

@@ -38,6 +38,7 @@ public:
     Expected<QList<DeliveryRecord>> loadUnfinishedDeliveries() override;
     Expected<void> forEachUnfinishedDelivery(
         const std::function<void(const DeliveryRecord &)> &visit) override;
+    qint64 unfinishedDeliveryCountHint() override;
     Expected<QList<StoredEvent>> loadEvents(const QList<qint64> &seqs) override;
     Expected<QList<ProbationRecord>> loadProbation() override;
     Expected<QList<DeadLetterEntry>> deadLetters(const DeadLetterQuery &query) override;

@@ -126,6 +126,13 @@ QString SqliteStatement::columnText(int column) const
     return QString::fromUtf8(text, sqlite3_column_bytes(m_statement.get(), column));
 }
 
+QByteArrayView SqliteStatement::columnUtf8(int column) const
+{
+    const auto *text
+        = reinterpret_cast<const char *>(sqlite3_column_text(m_statement.get(), column));
+    return QByteArrayView(text, sqlite3_column_bytes(m_statement.get(), column));
+}
+
 QByteArray SqliteStatement::columnBlob(int column) const
 {
     const auto *data = static_cast<const char *>(sqlite3_column_blob(m_statement.get(), column));

@@ -58,6 +58,8 @@ public:
     int columnInt(int column) const;
     // NULL reads as an empty string / array, as QVariant::toString() and toByteArray() did.
     QString columnText(int column) const;
+    // The column's text as UTF-8, valid until the next step() or reset().
+    QByteArrayView columnUtf8(int column) const;
     QByteArray columnBlob(int column) const;
 
     const QString &errorText() const { return m_errorText; }

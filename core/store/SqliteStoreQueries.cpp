@@ -79,14 +79,25 @@ Expected<void> SqliteDeliveryStore::forEachUnfinishedDelivery(
     if (!query.isValid())
         return d->sqlError(u"prepare loading deliveries"_s, query.errorText());
     DeliveryRecord record;
+    DeliveryReader reader;
     int result = SQLITE_OK;
     while ((result = query.step()) == SQLITE_ROW) {
-        readDelivery(query, record);
+        readDelivery(query, record, &reader);
         visit(record);
     }
     if (result != SQLITE_DONE)
         return d->sqlError(u"load deliveries"_s, query.errorText());
     return {};
+}
+
+qint64 SqliteDeliveryStore::unfinishedDeliveryCountHint()
+{
+    const std::lock_guard lock(d->mutex);
+    if (!d->database)
+        return 0;
+    // SQLite counts through the smallest index (deliveries_by_event): ~5 ms for a million rows.
+    SqliteStatement query = SqliteStatement::prepare(d->database, "SELECT count(*) FROM deliveries"_ba);
+    return query.isValid() && query.step() == SQLITE_ROW ? query.columnInt64(0) : 0;
 }
 
 Expected<QList<StoredEvent>> SqliteDeliveryStore::loadEvents(const QList<qint64> &seqs)

@@ -44,12 +44,27 @@ QList<QByteArray> createStoreStatements()
     };
 }
 
-void readDelivery(const SqliteStatement &row, DeliveryRecord &record)
+void RepeatedText::read(const SqliteStatement &row, int column, QString *text)
+{
+    const QByteArrayView utf8 = row.columnUtf8(column);
+    if (utf8 != m_utf8 || m_text.isNull()) {
+        m_utf8 = utf8.toByteArray();
+        m_text = QString::fromUtf8(utf8);
+    }
+    *text = m_text;
+}
+
+void readDelivery(const SqliteStatement &row, DeliveryRecord &record, DeliveryReader *reader)
 {
     record.id = row.columnInt64(0);
     record.eventSeq = row.columnInt64(1);
-    record.topic = row.columnText(2);
-    record.subscription = row.columnText(3);
+    if (reader) {
+        reader->topic.read(row, 2, &record.topic);
+        reader->subscription.read(row, 3, &record.subscription);
+    } else {
+        record.topic = row.columnText(2);
+        record.subscription = row.columnText(3);
+    }
     record.state = static_cast<DeliveryState>(row.columnInt(4));
     record.attempts = row.columnInt(5);
     record.dueMs = row.columnInt64(6);

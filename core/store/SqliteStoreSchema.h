@@ -121,9 +121,30 @@ QList<QByteArray> createStoreStatements();
 inline constexpr char DeliveryColumns[]
     = "id, event_seq, topic, subscription, state, attempts, due_ms, publish_ms, last_outcome,"
       " last_http_status, last_attempt_ms, reason, dl_unavailable_since_ms";
-// Reads the columns of DeliveryColumns into record; the strings reuse record's buffers, which is
-// what lets a start-up stream a million rows through one record.
-void readDelivery(const SqliteStatement &row, DeliveryRecord &record);
+// A text column whose value tends to repeat from row to row (a delivery's topic and subscription:
+// a backlog's rows come in long runs of one subscription): converted from UTF-8 only when its
+// bytes change, and shared by the records in between.
+class RepeatedText
+{
+public:
+    void read(const SqliteStatement &row, int column, QString *text);
+
+private:
+    QByteArray m_utf8;
+    QString m_text;
+};
+
+// What readDelivery() keeps from one row to the next when it streams a table.
+struct DeliveryReader
+{
+    RepeatedText topic;
+    RepeatedText subscription;
+};
+
+// Reads the columns of DeliveryColumns into record. With a reader, a start-up streams a million
+// rows through one record without converting the same two names a million times.
+void readDelivery(const SqliteStatement &row, DeliveryRecord &record,
+                  DeliveryReader *reader = nullptr);
 DeliveryRecord readDelivery(const SqliteStatement &row);
 
 // Columns of events, in the order readEvent() reads them.

@@ -1461,21 +1461,33 @@ void TestSqliteStore::streamsDeliveriesAndReportsDamage()
     {
         SqliteDeliveryStore store;
         QVERIFY(store.open(path));
+        // Names that alternate row by row, names that come in runs (the stream converts a name
+        // only when it changes), and names beyond ASCII.
         QList<DeliveryRecord> deliveries;
-        for (int id = 1; id <= DeliveryCount; ++id)
-            deliveries.append(makeDelivery(id, 1 + id % 3, id % 2 ? u"billing"_s : u"audit"_s));
+        for (int id = 1; id <= DeliveryCount; ++id) {
+            DeliveryRecord delivery = makeDelivery(
+                id, 1 + id % 3,
+                id <= DeliveryCount / 2 ? (id % 2 ? u"billing"_s : u"audit"_s)
+                                        : (id / 700 % 2 ? u"r\u00e9servations"_s : u"audit"_s));
+            if (id / 1000 % 2)
+                delivery.topic = u"\u00e9picerie-\u6ce8\u6587"_s;
+            deliveries.append(delivery);
+        }
         QVERIFY(store.insertPublished({makeEvent(1), makeEvent(2), makeEvent(3)}, deliveries));
+        QCOMPARE(store.unfinishedDeliveryCountHint(), DeliveryCount);
 
         // The stream gives the rows of loadUnfinishedDeliveries(), in id order, and the visitor
         // may use the store meanwhile (the engine loads events while it rebuilds its queues).
         const auto loaded = store.loadUnfinishedDeliveries();
         QVERIFY(loaded);
+        QCOMPARE(loaded->size(), DeliveryCount);
         qsizetype visited = 0;
         bool sameRows = true;
         bool storeUsable = true;
         const auto streamed = store.forEachUnfinishedDelivery([&](const DeliveryRecord &record) {
-            sameRows
-                = sameRows && visited < loaded->size() && sameDelivery(record, loaded->at(visited));
+            sameRows = sameRows && visited < loaded->size()
+                && sameDelivery(record, loaded->at(visited))
+                && sameDelivery(record, deliveries.at(visited));
             if (visited % 1000 == 0) {
                 const auto events = store.loadEvents({record.eventSeq});
                 storeUsable = storeUsable && events && events->size() == 1;
