@@ -32,9 +32,10 @@ core             0   eventdesk_core_base       Expected.h, UtcTime.h, Logging
 core/model       1   eventdesk_core_model      links core_base
 core/secrets     1   eventdesk_core_secrets    links core_base
 core/rules       2   eventdesk_core_rules      links core_model
+core/azure       2   eventdesk_core_azure      links core_base
 core/keychain    2   eventdesk_keychain        links core_secrets
 core/store       3   eventdesk_core_store      links core_rules
-core/engine      4   eventdesk_core_engine     links core_store
+core/engine      4   eventdesk_core_engine     links core_store, core_azure, core_secrets
 core/io          5   eventdesk_core_io         links core_engine, core_secrets
 core/host        6   eventdesk_core            links core_io
 ui/common        7   eventdesk_ui_common       links eventdesk_core

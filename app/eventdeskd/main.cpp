@@ -307,6 +307,8 @@ int main(int argc, char *argv[])
                                            const QString &header) {
         return secretCache->deliveryHeaderValue(topic, subscription, header);
     });
+    engine.setCredentialResolver(
+        [secretCache](const QString &secretKey) { return secretCache->value(secretKey); });
     if (auto started = engine.start(workspace.value()); !started) {
         printError(u"cannot start the engine: %1"_s.arg(started.error()));
         return 2;

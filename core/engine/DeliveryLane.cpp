@@ -19,9 +19,10 @@ DeliveryLane::DeliveryLane(int index, FinishedHandler handler)
     // The client belongs to the lane's thread: its sockets live where it lives.
     QMetaObject::invokeMethod(this, [this] {
         m_client = new WebhookClient(
-            [this](quint64 requestId, int httpStatus, QNetworkReply::NetworkError error) {
+            [this](quint64 requestId, int httpStatus, QNetworkReply::NetworkError error,
+                   const QByteArray &errorDetail) {
                 if (m_handler)
-                    m_handler(requestId, httpStatus, error);
+                    m_handler(requestId, httpStatus, error, errorDetail);
             },
             this);
     }, Qt::BlockingQueuedConnection);
@@ -135,8 +136,16 @@ void DeliveryLane::onFinished(QNetworkReply *reply)
     m_requestByReply.erase(found);
     m_replyByRequest.remove(requestId);
     const QVariant status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
+    const int httpStatus = status.isValid() ? status.toInt() : 0;
+    // As WebhookConnection::errorDetail(): the error code header and the start of the body.
+    QByteArray errorDetail;
+    if (httpStatus >= 300) {
+        if (const QByteArray code = reply->rawHeader("x-ms-error-code"); !code.isEmpty())
+            errorDetail = code + '\n';
+        errorDetail += reply->read(WebhookConnection::MaxErrorDetailBytes - errorDetail.size());
+    }
     if (m_handler)
-        m_handler(requestId, status.isValid() ? status.toInt() : 0, reply->error());
+        m_handler(requestId, httpStatus, reply->error(), errorDetail);
 }
 
 } // namespace EventDesk

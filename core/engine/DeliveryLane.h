@@ -29,9 +29,11 @@ class DeliveryLane final : public QObject
     Q_OBJECT
 
 public:
-    // requestId, HTTP status (0 without a response), Qt's network error.
-    using FinishedHandler = std::function<void(quint64 requestId, int httpStatus,
-                                               QNetworkReply::NetworkError error)>;
+    // requestId, HTTP status (0 without a response), Qt's network error, and what a failure's
+    // answer said (WebhookConnection::errorDetail()).
+    using FinishedHandler
+        = std::function<void(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error,
+                             const QByteArray &errorDetail)>;
 
     // A lane with a thread and a WebhookClient of its own.
     DeliveryLane(int index, FinishedHandler handler);

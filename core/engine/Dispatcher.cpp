@@ -8,14 +8,12 @@
 #include "Clock.h"
 #include "CommitBuffer.h"
 #include "DeliveryLane.h"
+#include "DeliveryRequests.h"
 #include "EngineSignals.h"
 #include "OutcomeHandler.h"
 
-#include <QJsonDocument>
-#include <QJsonObject>
+#include <QDateTime>
 #include <QThread>
-
-#include <cmath>
 
 using namespace Qt::StringLiterals;
 
@@ -34,30 +32,6 @@ qint64 allowedRateIntervalMs(const QString &allowedRate)
     if (!ok || perMinute <= 0)
         return 0; // not a rate the CloudEvents webhook spec defines: no limit rather than a stall
     return (60'000 + perMinute - 1) / perMinute;
-}
-
-QByteArray scalarHeaderValue(const QJsonValue &value)
-{
-    // SPEC H3: only string, number and boolean values are used.
-    switch (value.type()) {
-    case QJsonValue::String:
-        return value.toString().toUtf8();
-    case QJsonValue::Bool:
-        return value.toBool() ? QByteArrayLiteral("true") : QByteArrayLiteral("false");
-    case QJsonValue::Double: {
-        const double number = value.toDouble();
-        if (std::floor(number) == number && std::abs(number) < 1e15)
-            return QByteArray::number(qint64(number));
-        return QByteArray::number(number, 'g', 17);
-    }
-    default:
-        return {};
-    }
-}
-
-bool hasLineBreak(const QByteArray &value)
-{
-    return value.contains('\r') || value.contains('\n');
 }
 
 } // namespace
@@ -80,10 +54,10 @@ Dispatcher::~Dispatcher() = default;
 void Dispatcher::setLanes(int count)
 {
     Q_ASSERT(!m_state.running);
-    const auto finished
-        = [this](quint64 requestId, int httpStatus, QNetworkReply::NetworkError error) {
-              onLaneFinished(requestId, httpStatus, error);
-          };
+    const auto finished = [this](quint64 requestId, int httpStatus,
+                                 QNetworkReply::NetworkError error, const QByteArray &errorDetail) {
+        onLaneFinished(requestId, httpStatus, error, errorDetail);
+    };
     m_lanes.clear();
     for (int i = 0; i < count; ++i)
         m_lanes.push_back(std::make_unique<DeliveryLane>(i, finished));
@@ -156,7 +130,10 @@ void Dispatcher::endDueWithoutAttempt(Subscription &subscription, qint64 now)
 int Dispatcher::sendBatches(Subscription &subscription, qint64 now, int maxRequests)
 {
     const BatchPolicy &batchPolicy = subscription.config.batchPolicy;
-    const int perRequest = batchPolicy.enabled ? batchPolicy.maxEventsPerBatch : 1;
+    // SPEC B: batches for webhooks and functions; one event per message for the others.
+    const bool batching = batchPolicy.enabled
+        && Destinations::supportsBatching(subscription.config.destination.type);
+    const int perRequest = batching ? batchPolicy.maxEventsPerBatch : 1;
     // Due deliveries are taken a chunk at a time until the batch is full, so that what goes back
     // to the heap is at most one chunk: a 1 MB batch of 1 KB events holds ~1000 of up to 5000,
     // and taking 5000 to send 1000 made every delivery go through the heap several times.
@@ -195,7 +172,7 @@ int Dispatcher::sendBatches(Subscription &subscription, qint64 now, int maxReque
                 bodies.append(m_state.deliveredBody(subscription, *delivery));
                 sizes.append(bodies.constLast().size());
             }
-            take = batchPolicy.enabled
+            take = batching
                 ? std::max<qsizetype>(1, BatchBuilder::nextBatchSize(batchPolicy, sizes))
                 : 1;
             if (take < qsizetype(ready.size()) || int(chunk.size()) < wanted)
@@ -246,59 +223,11 @@ void Dispatcher::sendRequest(Subscription &subscription, const std::vector<Deliv
                              const QList<QByteArray> &bodies, qint64 now, bool probe)
 {
     const EventSubscription &config = subscription.config;
-    const bool batching = config.batchPolicy.enabled;
     const Delivery &first = *batch.front();
-    const StoredEvent &firstEvent = *first.event;
-
-    QNetworkRequest request(config.endpointUrl);
-    // SPEC D5: a 3xx is a failed attempt, so redirects are never followed.
-    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
-                         QNetworkRequest::ManualRedirectPolicy);
-    request.setHeader(QNetworkRequest::ContentTypeHeader,
-                      SchemaConverter::contentType(config.deliverySchema, batching));
-    // SPEC D7
-    request.setRawHeader("aeg-event-type", "Notification");
-    request.setRawHeader("aeg-subscription-name", config.name.toUpper().toUtf8());
-    request.setRawHeader("aeg-delivery-count", QByteArray::number(first.attempts));
-    if (!firstEvent.dataVersion.isEmpty())
-        request.setRawHeader("aeg-data-version", firstEvent.dataVersion.toUtf8());
-    request.setRawHeader("aeg-metadata-version",
-                         config.deliverySchema == EventSchema::CloudEvents10 ? "1.0" : "1");
-    // CloudEvents abuse protection: deliveries carry the origin the endpoint allowed.
-    if (config.deliverySchema == EventSchema::CloudEvents10)
-        request.setRawHeader("WebHook-Request-Origin", EventGridOrigin.toByteArray());
-
-    // SPEC §9 custom delivery headers.
-    QJsonObject firstDelivered;
-    bool parsedFirst = false;
-    for (const DeliveryHeader &header : config.deliveryHeaders) {
-        QByteArray value;
-        if (header.kind == DeliveryHeader::Kind::Static) {
-            if (header.secret) {
-                if (!m_secretResolver)
-                    continue;
-                value = m_secretResolver(subscription.topic, config.name, header.name).toUtf8();
-                if (value.isEmpty())
-                    continue;
-            } else {
-                value = header.value.toUtf8();
-            }
-        } else {
-            if (!parsedFirst) {
-                firstDelivered = QJsonDocument::fromJson(bodies.front()).object();
-                parsedFirst = true;
-            }
-            // SPEC H3: a missing or non-scalar value omits the header.
-            value = scalarHeaderValue(FilterEvaluator::lookup(firstDelivered, header.sourceField));
-            if (value.isEmpty())
-                continue;
-        }
-        if (hasLineBreak(value))
-            continue; // H1: never let an event's data split a header
-        request.setRawHeader(header.name.toUtf8(), value);
-    }
-
-    const QByteArray body = SchemaConverter::requestBody(bodies, config.deliverySchema, batching);
+    // Wall-clock time for what Azure checks against its own clock (x-ms-date, signature
+    // expiries), whatever the engine's (possibly scaled) clock says.
+    DeliveryRequests::Result built = m_requestBuilder.build(
+        subscription, bodies, first.attempts, *first.event, QDateTime::currentDateTimeUtc());
 
     auto pending = std::make_unique<Request>();
     pending->id = m_nextRequestId++;
@@ -317,15 +246,34 @@ void Dispatcher::sendRequest(Subscription &subscription, const std::vector<Deliv
     ++subscription.inFlightRequests;
     subscription.counters.inFlight += qint64(batch.size());
     ++subscription.counters.requests;
+    const quint64 requestId = pending->id;
 
+    if (auto *refused = std::get_if<DeliveryRequests::Refused>(&built)) {
+        // Never sent: it ends as a failed attempt with the outcome it would have had, from the
+        // event loop (this may run inside the handling of another request's answer).
+        qCInfo(lcDelivery).noquote() << "not sent to" << config.name << "(topic"
+                                     << subscription.topic + u"):" << refused->reason;
+        pending->refusedOutcome = refused->outcome;
+        pending->lane = -1;
+        m_requests.emplace(requestId, std::move(pending));
+        QMetaObject::invokeMethod(
+            &m_signals,
+            [this, requestId] {
+                const StateLock lock(m_state.lock);
+                finishRequest(requestId, 0, QNetworkReply::NoError, {});
+            },
+            Qt::QueuedConnection);
+        return;
+    }
+    auto &request = std::get<DeliveryRequests::Built>(built);
     const size_t lane = chooseLane();
     ++m_laneInFlight[lane];
     pending->lane = int(lane);
-    const quint64 requestId = pending->id;
     m_requests.emplace(requestId, std::move(pending));
     // Posted on the lane when the state lock is released.
     m_state.lock.post(EngineLock::Outgoing {m_lanes[lane].get(), requestId,
-                                            m_lanes[lane]->cancelGeneration(), request, body});
+                                            m_lanes[lane]->cancelGeneration(), request.request,
+                                            request.body});
     // SPEC D6: the 30 s response deadline is kept in the deadline heap, not in a timer per request.
     m_scheduler.addDeadline(now + m_state.options.responseTimeoutMs, requestId,
                             DeliveryScheduler::Deadline::ResponseTimeout);
@@ -334,12 +282,12 @@ void Dispatcher::sendRequest(Subscription &subscription, const std::vector<Deliv
 }
 
 void Dispatcher::onLaneFinished(quint64 requestId, int httpStatus,
-                                QNetworkReply::NetworkError error)
+                                QNetworkReply::NetworkError error, const QByteArray &errorDetail)
 {
     // On the lane's thread: the reply is taken care of there, and the lane's freed slot refilled
     // from there, without a trip through the engine thread.
     const StateLock lock(m_state.lock);
-    finishRequest(requestId, httpStatus, error);
+    finishRequest(requestId, httpStatus, error, errorDetail);
 }
 
 void Dispatcher::logAttempt(const AttemptLogEntry &entry)
@@ -348,22 +296,27 @@ void Dispatcher::logAttempt(const AttemptLogEntry &entry)
     m_signals.raiseAttemptLogged(entry);
 }
 
-void Dispatcher::finishRequest(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error)
+void Dispatcher::finishRequest(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error,
+                               const QByteArray &errorDetail)
 {
     auto requestIt = m_requests.find(requestId);
     if (requestIt == m_requests.end())
         return;
     std::unique_ptr<Request> request = std::move(requestIt->second);
     m_requests.erase(requestIt);
-    --m_laneInFlight[size_t(request->lane)];
+    if (request->lane >= 0)
+        --m_laneInFlight[size_t(request->lane)];
     if (!m_state.running)
         return;
 
     const qint64 now = m_state.clock->nowMs();
     Subscription &subscription = m_state.subscription(request->subscriptionIndex);
-    const bool success = OutcomeClassifier::isSuccessStatus(httpStatus);
-    const DeliveryOutcome outcome
-        = success ? DeliveryOutcome::Delivered : OutcomeClassifier::classify(httpStatus, error);
+    const bool success = !request->refusedOutcome && OutcomeClassifier::isSuccessStatus(httpStatus);
+    const DeliveryOutcome outcome = request->refusedOutcome ? *request->refusedOutcome
+        : success
+        ? DeliveryOutcome::Delivered
+        : OutcomeClassifier::classify(subscription.config.destination.type, httpStatus, error,
+                                      errorDetail);
 
     AttemptLogEntry log;
     log.timeMs = request->sentMs;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "DeliveryRequests.h"
 #include "DeliveryScheduler.h"
 #include "EngineState.h"
 
@@ -7,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -19,8 +21,9 @@ class DeliveryLane;
 class EngineSignals;
 class OutcomeHandler;
 
-// Sends what is due: takes due deliveries up to the batch limits (SPEC B), builds one request per
-// batch with Event Grid's headers (D7, H1–H3), posts it on a delivery lane, and takes its answer
+// Sends what is due: takes due deliveries up to the batch limits (SPEC B), has DeliveryRequests
+// build one request per batch for the destination (D7, H1–H3), posts it on a delivery lane, and
+// takes its answer
 // back (D3–D6: success, failure, the 30 s response deadline and the late-success window) to the
 // OutcomeHandler and the ProbationTracker. Probation decides whether a due subscription sends,
 // dead-letters without an attempt or waits (P3–P5).
@@ -35,7 +38,14 @@ public:
     // See Engine::setDeliveryLanes. Before the engine starts.
     void setLanes(int count);
     static int recommendedLanes();
-    void setSecretResolver(SecretResolver resolver) { m_secretResolver = std::move(resolver); }
+    void setSecretResolver(SecretResolver resolver)
+    {
+        m_requestBuilder.setSecretResolver(std::move(resolver));
+    }
+    void setCredentialResolver(DeliveryRequests::CredentialResolver resolver)
+    {
+        m_requestBuilder.setCredentialResolver(std::move(resolver));
+    }
 
     // The subscription's due deliveries, as its probation and WebHook-Allowed-Rate allow (a
     // validated, enabled subscription). Under the state lock: the requests built are posted on
@@ -61,7 +71,9 @@ private:
         bool probe = false;
         bool timedOut = false; // D6: counted as failed at 30 s, still waiting for a late success
         bool aborted = false; // D6: abandoned at 3 min
-        int lane = 0; // the DeliveryLane it was posted on
+        int lane = 0; // the DeliveryLane it was posted on; -1: never sent
+        // Set when the request could not be made (DeliveryRequests::Refused): its outcome.
+        std::optional<DeliveryOutcome> refusedOutcome;
     };
 
     int sendBatches(Subscription &subscription, qint64 now, int maxRequests);
@@ -70,8 +82,10 @@ private:
     // SPEC P3: a probation caused by a no-retry class of outcome dead-letters due deliveries
     // without an attempt.
     void endDueWithoutAttempt(Subscription &subscription, qint64 now);
-    void onLaneFinished(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error);
-    void finishRequest(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error);
+    void onLaneFinished(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error,
+                        const QByteArray &errorDetail);
+    void finishRequest(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error,
+                       const QByteArray &errorDetail);
     void onTimedOut(quint64 requestId, qint64 now);
     void onAbortDue(quint64 requestId);
     void logAttempt(const AttemptLogEntry &entry);
@@ -83,7 +97,7 @@ private:
     DeliveryScheduler &m_scheduler;
     OutcomeHandler &m_outcomes;
     QNetworkAccessManager *m_network;
-    SecretResolver m_secretResolver;
+    DeliveryRequests m_requestBuilder;
     std::unordered_map<quint64, std::unique_ptr<Request>> m_requests;
     quint64 m_nextRequestId = 1;
     std::vector<std::unique_ptr<DeliveryLane>> m_lanes;

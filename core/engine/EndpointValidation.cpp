@@ -109,7 +109,7 @@ void EndpointValidation::update(Subscription &subscription)
     const ProvisioningRecord before = record;
     record.topic = subscription.topic;
     record.subscription = subscription.config.name;
-    if (!subscription.config.validationEnabled) {
+    if (!subscription.config.needsEndpointValidation()) {
         abort(subscription);
         record = ProvisioningRecord {
             subscription.topic,
@@ -118,7 +118,10 @@ void EndpointValidation::update(Subscription &subscription)
             ProvisioningState::Succeeded,
             QString(),
             0,
-            u"endpoint validation is switched off (x-eventdesk.validation: false)"_s,
+            subscription.config.destination.isWebHook()
+                ? u"endpoint validation is switched off (x-eventdesk.validation: false)"_s
+                : u"%1 destinations are not asked to validate (as in Azure)"_s.arg(
+                    destinationTypeName(subscription.config.destination.type)),
             QString()};
     } else {
         const QString fingerprint = provisioningFingerprint(subscription.config);
@@ -418,7 +421,7 @@ void EndpointValidation::save()
     QList<ProvisioningRecord> records;
     for (const auto &subscription : m_state.subscriptions) {
         // Handshakes under way are not kept: they are simply sent again after a restart.
-        if (!subscription->removed && subscription->config.validationEnabled
+        if (!subscription->removed && subscription->config.needsEndpointValidation()
             && subscription->provisioningState() != ProvisioningState::Creating)
             records.append(subscription->validation.record);
     }
@@ -481,7 +484,7 @@ Expected<void> EndpointValidation::revalidate(const QString &topic, const QStrin
     if (!subscription)
         return Error(u"There is no event subscription %1/%2 in this workspace."_s.arg(
             topic, subscriptionName));
-    if (!subscription->config.validationEnabled)
+    if (!subscription->config.needsEndpointValidation())
         return Error(
             u"Endpoint validation is switched off for %1/%2 (x-eventdesk.validation: false)."_s.arg(
                 topic, subscriptionName));

@@ -107,6 +107,11 @@ void Engine::setSecretResolver(SecretResolver resolver)
     m_units->dispatcher.setSecretResolver(std::move(resolver));
 }
 
+void Engine::setCredentialResolver(std::function<QString(const QString &secretKey)> resolver)
+{
+    m_units->dispatcher.setCredentialResolver(std::move(resolver));
+}
+
 Expected<void> Engine::start(const Workspace &workspace)
 {
     const StateLock lock(m_units->state.lock);
@@ -440,7 +445,7 @@ EngineSnapshot Engine::snapshot() const
         counters.probationUntilMs = probation.untilMs();
         counters.consecutiveFailures = probation.consecutiveFailures();
         const ValidationState &validation = subscription->validation;
-        counters.validationEnabled = subscription->config.validationEnabled;
+        counters.validationEnabled = subscription->config.needsEndpointValidation();
         counters.provisioningState = validation.record.state;
         counters.provisioningMessage = validation.record.message;
         counters.allowedRate = validation.record.allowedRate;

@@ -56,6 +56,10 @@ public:
     // Secret header values (H2) come from here; without a resolver secret headers are omitted.
     // Called on the delivery lanes' threads too: it must be thread-safe (SecretCache is).
     void setSecretResolver(SecretResolver resolver);
+    // The credentials of destinations other than webhooks (a storage account's key, a Service
+    // Bus or Event Hubs namespace's connection string), by SecretKeys name. Thread-safe, as the
+    // secret resolver. Without one, those destinations refuse every delivery as Unauthorized.
+    void setCredentialResolver(std::function<QString(const QString &secretKey)> resolver);
 
     // Loads the workspace and every unfinished delivery from the store (D1: at-least-once after a
     // restart; deliveries that were in flight are retried). Deliveries of subscriptions that no

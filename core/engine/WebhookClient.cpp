@@ -331,8 +331,8 @@ void WebhookClient::finish(HostPool &pool, WebhookConnection *connection, int ht
 {
     const quint64 requestId = connection->detach()->id;
     m_exchanges.erase(requestId);
-    report(requestId, httpStatus,
-           error == QNetworkReply::NoError ? statusError(httpStatus) : error);
+    report(requestId, httpStatus, error == QNetworkReply::NoError ? statusError(httpStatus) : error,
+           connection->errorDetail());
     if (reusable)
         connection->becomeIdle(m_clock.elapsed());
     else
@@ -344,6 +344,7 @@ void WebhookClient::fail(HostPool &pool, WebhookConnection *connection, int http
                          QNetworkReply::NetworkError error, bool responseStarted)
 {
     const bool reused = connection->isReused();
+    const QByteArray errorDetail = connection->errorDetail();
     Exchange *exchange = m_exchanges.at(connection->detach()->id).get();
     exchange->connection = nullptr;
     closeConnection(pool, connection);
@@ -358,7 +359,7 @@ void WebhookClient::fail(HostPool &pool, WebhookConnection *connection, int http
     } else {
         const quint64 requestId = exchange->request.id;
         m_exchanges.erase(requestId);
-        report(requestId, httpStatus, error);
+        report(requestId, httpStatus, error, errorDetail);
     }
     pump(pool);
 }
@@ -389,9 +390,10 @@ void WebhookClient::sweepIdle()
         m_idleTimer->stop();
 }
 
-void WebhookClient::report(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error)
+void WebhookClient::report(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error,
+                           const QByteArray &errorDetail)
 {
-    m_reports.push_back({requestId, httpStatus, error});
+    m_reports.push_back({requestId, httpStatus, error, errorDetail});
     if (m_scopeDepth > 0 || m_deliveryQueued)
         return;
     // Outside a socket's signal (send, abort): reported from the event loop.
@@ -422,10 +424,10 @@ void WebhookClient::deliverReports()
     // instead of recursing.
     ++m_scopeDepth;
     while (!m_reports.empty()) {
-        const Report next = m_reports.front();
+        const Report next = std::move(m_reports.front());
         m_reports.pop_front();
         if (m_handler)
-            m_handler(next.requestId, next.httpStatus, next.error);
+            m_handler(next.requestId, next.httpStatus, next.error, next.errorDetail);
     }
     --m_scopeDepth;
 }

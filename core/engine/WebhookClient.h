@@ -20,10 +20,11 @@ class QTimer;
 
 namespace EventDesk {
 
-// EventDesk's own HTTP/1.1 client for webhook requests, on QTcpSocket (http) and QSslSocket
+// EventDesk's own HTTP/1.1 client for delivery requests, on QTcpSocket (http) and QSslSocket
 // (https). It does what a delivery needs and no more: send a request, read the status of its
-// response, and report (status, error) the way QNetworkReply would, so that OutcomeClassifier
-// decides outcomes alike whichever client sent the request.
+// response (and the start of a failure's answer), and report (status, error) the way
+// QNetworkReply would, so that OutcomeClassifier decides outcomes alike whichever client sent the
+// request.
 //
 // Why not QNetworkAccessManager: its HTTP channel reads a response's status line and headers one
 // byte per system call (~115 reads per request), which made Qt's work most of a delivery's CPU
@@ -42,14 +43,17 @@ class WebhookClient final : public QObject
     Q_OBJECT
 
 public:
-    // requestId, HTTP status (0 without a response), the error QNetworkReply would report.
+    // requestId, HTTP status (0 without a response), the error QNetworkReply would report, and
+    // what a failure's answer said (WebhookConnection::errorDetail()).
     using FinishedHandler
-        = std::function<void(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error)>;
+        = std::function<void(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error,
+                             const QByteArray &errorDetail)>;
 
     static constexpr int MaxConnectionsPerHost = 6;
     // The caps on what a response may make the client read (WebhookConnection.h says why).
     static constexpr qsizetype MaxResponseBodyBytes = WebhookConnection::MaxResponseBodyBytes;
     static constexpr qsizetype MaxResponseHeadBytes = WebhookConnection::MaxResponseHeadBytes;
+    static constexpr qsizetype MaxErrorDetailBytes = WebhookConnection::MaxErrorDetailBytes;
     static constexpr int DefaultIdleTimeoutMs = 60'000;
 
     explicit WebhookClient(FinishedHandler handler, QObject *parent = nullptr);
@@ -78,6 +82,7 @@ private:
         quint64 requestId;
         int httpStatus;
         QNetworkReply::NetworkError error;
+        QByteArray errorDetail;
     };
     // Entered by every socket signal: reports made inside are handed to the handler when the
     // outermost scope ends, with the client's state already consistent.
@@ -104,7 +109,8 @@ private:
               QNetworkReply::NetworkError error, bool responseStarted);
     void closeConnection(HostPool &pool, WebhookConnection *connection);
     void sweepIdle();
-    void report(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error);
+    void report(quint64 requestId, int httpStatus, QNetworkReply::NetworkError error,
+                const QByteArray &errorDetail = {});
     void enterSignal();
     void leaveSignal();
     void deliverReports();

@@ -182,6 +182,7 @@ void WebhookConnection::attach(const Request *request)
     m_remaining = 0;
     m_bodyBytes = 0;
     m_responseStarted = false;
+    m_errorDetail.clear();
     m_state = State::Busy;
 }
 
@@ -280,6 +281,15 @@ WebhookConnection::Progress WebhookConnection::complete()
     return Progress::Handed;
 }
 
+void WebhookConnection::keepErrorDetail(qsizetype from, qsizetype bytes)
+{
+    if (m_status >= 200 && m_status <= 299)
+        return; // a success's body says nothing a delivery needs
+    const qsizetype room = MaxErrorDetailBytes - m_errorDetail.size();
+    if (room > 0)
+        m_errorDetail.append(m_buffer.constData() + from, std::min(room, bytes));
+}
+
 // Counts body bytes that were read and discarded; past the cap the response ends here.
 bool WebhookConnection::overCap(qsizetype bytes)
 {
@@ -326,6 +336,7 @@ WebhookConnection::Progress WebhookConnection::parse()
         case Stage::Length:
         case Stage::ChunkData: {
             const qsizetype taken = qsizetype(std::min<qint64>(available, m_remaining));
+            keepErrorDetail(m_offset, taken);
             m_offset += taken;
             m_remaining -= taken;
             if (overCap(taken))
@@ -388,6 +399,7 @@ WebhookConnection::Progress WebhookConnection::parse()
             continue;
         }
         case Stage::UntilClose:
+            keepErrorDetail(m_offset, available);
             m_offset = m_buffer.size();
             if (overCap(available))
                 return capReached();
@@ -461,6 +473,9 @@ bool WebhookConnection::parseHead(QByteArrayView head)
             chunked = lastCoding.compare("chunked", Qt::CaseInsensitive) == 0;
         } else if (isHeaderName(name, "connection")) {
             close = close || listsClose(value);
+        } else if (isHeaderName(name, "x-ms-error-code") && status >= 300) {
+            m_errorDetail = value.first(std::min(value.size(), MaxErrorDetailBytes / 2)).toByteArray();
+            m_errorDetail += '\n';
         }
     }
 

@@ -32,6 +32,10 @@ public:
     static constexpr qsizetype MaxResponseBodyBytes = 1024 * 1024;
     // A status line and headers longer than this are a ProtocolFailure.
     static constexpr qsizetype MaxResponseHeadBytes = 64 * 1024;
+    // Of a failure's answer, this much is kept (errorDetail()): Azure services name the cause in
+    // the x-ms-error-code header or the body, and the outcome of a Storage queue, Service Bus or
+    // Event Hubs destination depends on it (OutcomeClassifier).
+    static constexpr qsizetype MaxErrorDetailBytes = 2048;
 
     // Where the connection goes.
     struct Server
@@ -81,6 +85,9 @@ public:
     qint64 idleSinceMs() const { return m_idleSinceMs; }
     // The final status once its line was parsed, 0 before.
     int status() const { return m_status; }
+    // For a status that is no success: the x-ms-error-code header's value, a line break, and the
+    // start of the body, together at most MaxErrorDetailBytes. Empty for a success.
+    const QByteArray &errorDetail() const { return m_errorDetail; }
     bool isUsable() const;
 
     // Connects and then writes the request.
@@ -107,6 +114,7 @@ private:
     Progress protocolFailure(const char *what);
     Progress complete();
     bool overCap(qsizetype bytes);
+    void keepErrorDetail(qsizetype from, qsizetype bytes);
     Progress capReached();
     Progress parse();
     bool parseHead(QByteArrayView head);
@@ -129,6 +137,7 @@ private:
     qint64 m_remaining = 0; // of the body (Length) or of the chunk (ChunkData)
     qint64 m_bodyBytes = 0;
     bool m_responseStarted = false; // a byte of the response arrived: never send it again
+    QByteArray m_errorDetail;
 };
 
 } // namespace EventDesk

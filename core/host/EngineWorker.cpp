@@ -84,6 +84,8 @@ EngineWorker::StartResult EngineWorker::start(const Settings &settings)
             [secrets](const QString &topic, const QString &subscription, const QString &header) {
                 return secrets->deliveryHeaderValue(topic, subscription, header);
             });
+        m_engine->setCredentialResolver(
+            [secrets](const QString &secretKey) { return secrets->value(secretKey); });
     }
     if (auto started = m_engine->start(workspace.value()); !started) {
         result.error = started.error();

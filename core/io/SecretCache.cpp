@@ -2,6 +2,7 @@
 
 #include "../Logging.h"
 #include "../secrets/SecretStore.h"
+#include "AzureBlobAddress.h"
 
 #include <QMutexLocker>
 #include <QRandomGenerator>
@@ -11,15 +12,6 @@ using namespace Qt::StringLiterals;
 namespace EventDesk {
 
 namespace {
-
-QString storageAccountOf(const DeadLetterDestination &destination)
-{
-    if (!destination.accountName.isEmpty())
-        return destination.accountName;
-    const QString marker = u"/storageAccounts/"_s;
-    const qsizetype at = destination.resourceId.indexOf(marker, 0, Qt::CaseInsensitive);
-    return at < 0 ? QString() : destination.resourceId.mid(at + marker.size()).section(u'/', 0, 0);
-}
 
 QString unguessableKey()
 {
@@ -82,10 +74,31 @@ QList<SecretRequirement> SecretCache::requirements(const Workspace &workspace)
                     header.name, subscription.name, topic.name);
                 add(requirement);
             }
+            // The destination's own credential: a storage queue's account key, a Service Bus or
+            // Event Hubs namespace's key.
+            if (const std::optional<DestinationResource> resource
+                = Destinations::resource(subscription.destination)) {
+                SecretRequirement requirement;
+                if (subscription.destination.type == DestinationType::StorageQueue) {
+                    requirement.kind = SecretRequirement::Kind::StorageAccountKey;
+                    requirement.key = SecretKeys::storageAccountKey(resource->account);
+                    requirement.purpose
+                        = u"account key of storage account '%1' (queue of '%2')"_s.arg(
+                            resource->account, subscription.name);
+                    add(requirement);
+                } else if (!resource->serviceNamespace.isEmpty()) {
+                    requirement.kind = SecretRequirement::Kind::NamespaceKey;
+                    requirement.key = SecretKeys::namespaceKey(resource->serviceNamespace);
+                    requirement.purpose
+                        = u"connection string of namespace '%1' (destination of '%2')"_s.arg(
+                            resource->serviceNamespace, subscription.name);
+                    add(requirement);
+                }
+            }
             const DeadLetterDestination &destination = subscription.deadLetterDestination;
             if (destination.kind != DeadLetterDestination::Kind::AzureBlob)
                 continue;
-            const QString account = storageAccountOf(destination);
+            const QString account = AzureBlobAddress::accountName(destination);
             if (account.isEmpty())
                 continue;
             SecretRequirement requirement;

@@ -20,7 +20,7 @@ class SecretStore;
 // One secret a workspace needs, and what it is for ("access key of topic 'orders'").
 struct SecretRequirement
 {
-    enum class Kind { TopicAccessKey, DeliveryHeader, StorageAccountKey };
+    enum class Kind { TopicAccessKey, DeliveryHeader, StorageAccountKey, NamespaceKey };
     Kind kind = Kind::TopicAccessKey;
     QString key; // SecretKeys::...
     QString purpose;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "DeliveryDestination.h"
 #include "EventSchema.h"
 #include "Filter.h"
 
@@ -62,7 +63,10 @@ struct DeadLetterDestination
 struct EventSubscription
 {
     QString name; // SPEC §1: 3..64 chars of [A-Za-z0-9-]
-    QUrl endpointUrl; // http or https
+    // properties.destination: a webhook's URL (http or https), or the Azure resource that
+    // receives the events (destination.type other than WebHook).
+    QUrl endpointUrl;
+    DeliveryDestination destination;
     EventFilter filter;
     EventSchema deliverySchema = EventSchema::EventGrid;
     RetryPolicy retryPolicy;
@@ -72,8 +76,13 @@ struct EventSubscription
     bool enabled = true; // EventDesk extension: properties.x-eventdesk.enabled
     // EventDesk extension properties.x-eventdesk.validation: the endpoint validation handshake
     // Event Grid performs when a webhook subscription is created (off for receivers that do not
-    // implement it).
+    // implement it). Other destination types are never asked to validate.
     bool validationEnabled = true;
+
+    bool needsEndpointValidation() const
+    {
+        return validationEnabled && Destinations::needsEndpointValidation(destination.type);
+    }
 
     bool hasDeadLetterDestination() const
     {

@@ -7,6 +7,7 @@
 
 #include <QJsonDocument>
 
+#include <cmath>
 #include <optional>
 
 using namespace Qt::StringLiterals;
@@ -30,6 +31,41 @@ QString allOperatorNames()
         names.append(filterOperatorName(FilterOperator(index)));
     }
     return names.join(u", "_s);
+}
+
+// The properties of a destination that is an Azure resource (everything but WebHook). What they
+// must contain is checked by validateSubscription, which the editor shares.
+void readResourceDestination(JsonReader &reader, const QJsonObject &properties,
+                             const QString &path, DeliveryDestination *destination)
+{
+    destination->resourceId
+        = reader.string(properties, "resourceId"_L1, path, Presence::Required).trimmed();
+    if (destination->type == DestinationType::StorageQueue) {
+        destination->queueName
+            = reader.string(properties, "queueName"_L1, path, Presence::Required).trimmed();
+        const QLatin1StringView ttlKey = "queueMessageTimeToLiveInSeconds"_L1;
+        const QJsonValue ttl = properties.value(ttlKey);
+        if (JsonReader::isPresent(properties, ttlKey)) {
+            const double seconds = ttl.toDouble(0);
+            if (!ttl.isDouble() || seconds != std::floor(seconds) || seconds == 0 || seconds < -1
+                || seconds > double(DeliveryDestination::MaxQueueMessageTimeToLiveSeconds)) {
+                reader.fail(joinPath(path, ttlKey), queueMessageTtlMessage(describeValue(ttl)));
+                return;
+            }
+            destination->queueMessageTimeToLiveInSeconds = qint64(seconds);
+        }
+    }
+    // EventDesk extension: where the resource's API is reached (Azurite, a local host).
+    const QString serviceUrl
+        = reader.string(properties, "serviceUrl"_L1, path, Presence::Optional).trimmed();
+    if (!serviceUrl.isEmpty()) {
+        destination->serviceUrl = QUrl(serviceUrl, QUrl::StrictMode);
+        if (!isValidHttpUrl(destination->serviceUrl)) {
+            reader.fail(joinPath(path, "serviceUrl"_L1),
+                        u"must be an absolute http or https URL with a host (got %1)"_s.arg(
+                            describeValue(serviceUrl)));
+        }
+    }
 }
 
 DeliveryHeader readHeader(JsonReader &reader, const QJsonValue &value, const QString &path)
@@ -216,7 +252,7 @@ Expected<EventSubscription> eventSubscriptionFromArm(const QJsonObject &object,
     if (reader.failed())
         return reader.error();
 
-    // Destination: only webhooks for now.
+    // properties.destination: its endpointType says what the other properties are.
     const QString destinationPath = joinPath(layout.properties, "destination"_L1);
     const QJsonObject destination
         = reader.object(properties, "destination"_L1, layout.properties, Presence::Required);
@@ -224,12 +260,14 @@ Expected<EventSubscription> eventSubscriptionFromArm(const QJsonObject &object,
         = reader.string(destination, "endpointType"_L1, destinationPath, Presence::Required);
     if (reader.failed())
         return reader.error();
-    if (endpointType.compare("WebHook"_L1, Qt::CaseInsensitive) != 0) {
+    const std::optional<DestinationType> type = destinationTypeFromName(endpointType);
+    if (!type) {
         reader.fail(joinPath(destinationPath, "endpointType"_L1),
-                    u"%1 is not supported; EventDesk delivers to WebHook endpoints only"_s.arg(
-                        describeValue(endpointType)));
+                    u"must be %1 (got %2)"_s.arg(allDestinationTypeNames(),
+                                                 describeValue(endpointType)));
         return reader.error();
     }
+    subscription.destination.type = *type;
     QJsonObject destinationProperties = destination;
     layout.destinationProperties = destinationPath;
     if (JsonReader::isPresent(destination, "properties"_L1)) {
@@ -237,25 +275,43 @@ Expected<EventSubscription> eventSubscriptionFromArm(const QJsonObject &object,
         destinationProperties
             = reader.object(destination, "properties"_L1, destinationPath, Presence::Required);
     }
-    const QString endpointUrlPath = joinPath(layout.destinationProperties, "endpointUrl"_L1);
-    QString endpointUrl = reader.string(destinationProperties, "endpointUrl"_L1,
+    if (subscription.destination.isWebHook()) {
+        const QString endpointUrlPath = joinPath(layout.destinationProperties, "endpointUrl"_L1);
+        QString endpointUrl = reader.string(destinationProperties, "endpointUrl"_L1,
+                                            layout.destinationProperties, Presence::Optional);
+        if (endpointUrl.isEmpty()) {
+            // Azure never returns the full endpointUrl (it may carry a secret); exports carry
+            // endpointBaseUrl instead, which is the best EventDesk can deliver to.
+            endpointUrl = reader.string(destinationProperties, "endpointBaseUrl"_L1,
                                         layout.destinationProperties, Presence::Optional);
-    if (endpointUrl.isEmpty()) {
-        // Azure never returns the full endpointUrl (it may carry a secret); exports carry
-        // endpointBaseUrl instead, which is the best EventDesk can deliver to.
-        endpointUrl = reader.string(destinationProperties, "endpointBaseUrl"_L1,
-                                    layout.destinationProperties, Presence::Optional);
-    }
-    if (reader.failed())
-        return reader.error();
-    subscription.endpointUrl = QUrl(endpointUrl, QUrl::StrictMode);
-    if (!isValidHttpUrl(subscription.endpointUrl)) {
-        reader.fail(endpointUrlPath,
-                    endpointUrl.isEmpty()
-                        ? u"required string is missing (an absolute http or https URL)"_s
-                        : u"must be an absolute http or https URL with a host (got %1)"_s.arg(
-                            describeValue(endpointUrl)));
-        return reader.error();
+        }
+        if (reader.failed())
+            return reader.error();
+        subscription.endpointUrl = QUrl(endpointUrl, QUrl::StrictMode);
+        if (!isValidHttpUrl(subscription.endpointUrl)) {
+            reader.fail(endpointUrlPath,
+                        endpointUrl.isEmpty()
+                            ? u"required string is missing (an absolute http or https URL)"_s
+                            : u"must be an absolute http or https URL with a host (got %1)"_s.arg(
+                                describeValue(endpointUrl)));
+            return reader.error();
+        }
+    } else {
+        readResourceDestination(reader, destinationProperties, layout.destinationProperties,
+                                &subscription.destination);
+        if (reader.failed())
+            return reader.error();
+        // SPEC B: Azure offers batching to webhooks and functions only.
+        for (const QLatin1StringView batchKey :
+             {"maxEventsPerBatch"_L1, "preferredBatchSizeInKilobytes"_L1}) {
+            if (!Destinations::supportsBatching(subscription.destination.type)
+                && JsonReader::isPresent(destinationProperties, batchKey)) {
+                reader.fail(joinPath(layout.destinationProperties, batchKey),
+                            u"batching is not available for %1 destinations (only WebHook and "
+                            u"AzureFunction); remove it"_s.arg(endpointType));
+                return reader.error();
+            }
+        }
     }
 
     // SPEC B2: either setting turns batching on; the other keeps its default.
@@ -336,8 +392,24 @@ Expected<EventSubscription> eventSubscriptionFromArm(const QJsonObject &object,
 QJsonObject eventSubscriptionToArm(const EventSubscription &subscription)
 {
     QJsonObject destinationProperties;
-    destinationProperties.insert("endpointUrl"_L1,
-                                 subscription.endpointUrl.toString(QUrl::FullyEncoded));
+    const DeliveryDestination &destination = subscription.destination;
+    if (destination.isWebHook()) {
+        destinationProperties.insert("endpointUrl"_L1,
+                                     subscription.endpointUrl.toString(QUrl::FullyEncoded));
+    } else {
+        destinationProperties.insert("resourceId"_L1, destination.resourceId);
+        if (destination.type == DestinationType::StorageQueue) {
+            destinationProperties.insert("queueName"_L1, destination.queueName);
+            if (destination.queueMessageTimeToLiveInSeconds != 0) {
+                destinationProperties.insert("queueMessageTimeToLiveInSeconds"_L1,
+                                             double(destination.queueMessageTimeToLiveInSeconds));
+            }
+        }
+        if (!destination.serviceUrl.isEmpty()) {
+            destinationProperties.insert("serviceUrl"_L1,
+                                         destination.serviceUrl.toString(QUrl::FullyEncoded));
+        }
+    }
     if (subscription.batchPolicy.enabled) {
         destinationProperties.insert("maxEventsPerBatch"_L1,
                                      subscription.batchPolicy.maxEventsPerBatch);
@@ -403,7 +475,8 @@ QJsonObject eventSubscriptionToArm(const EventSubscription &subscription)
 
     QJsonObject properties {
         {"destination"_L1,
-         QJsonObject {{"endpointType"_L1, u"WebHook"_s}, {"properties"_L1, destinationProperties}}},
+         QJsonObject {{"endpointType"_L1, destinationTypeName(destination.type)},
+                      {"properties"_L1, destinationProperties}}},
         {"filter"_L1, filterObject},
         {"eventDeliverySchema"_L1, eventSchemaName(subscription.deliverySchema)},
         {"retryPolicy"_L1,

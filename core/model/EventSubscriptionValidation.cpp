@@ -63,6 +63,67 @@ bool isValidStorageAccountName(const QString &name)
     });
 }
 
+// Azure's queue names: 3-63 characters of lower-case letters, digits and single hyphens, starting
+// and ending with a letter or digit (the rule of container names).
+bool isValidQueueName(const QString &name)
+{
+    return isValidContainerName(name);
+}
+
+void validateResourceDestination(JsonReader &sink, const EventSubscription &subscription,
+                                 const QString &path)
+{
+    const DeliveryDestination &destination = subscription.destination;
+    const QString typeName = destinationTypeName(destination.type);
+    QString problem;
+    const std::optional<DestinationResource> resource
+        = Destinations::resource(destination, &problem);
+    if (!resource) {
+        sink.fail(joinPath(path, "resourceId"_L1), problem);
+        return;
+    }
+    if (destination.type == DestinationType::StorageQueue) {
+        if (!isValidStorageAccountName(resource->account)) {
+            sink.fail(joinPath(path, "resourceId"_L1),
+                      u"names storage account %1: account names are 3-24 lower-case letters and "
+                      u"digits"_s.arg(describeValue(resource->account)));
+            return;
+        }
+        if (!isValidQueueName(destination.queueName)) {
+            sink.fail(joinPath(path, "queueName"_L1),
+                      u"must be 3-63 lower-case letters, digits and single hyphens, starting and "
+                      u"ending with a letter or digit (got %1)"_s.arg(
+                          describeValue(destination.queueName)));
+            return;
+        }
+        const qint64 ttl = destination.queueMessageTimeToLiveInSeconds;
+        if (ttl < -1 || ttl > DeliveryDestination::MaxQueueMessageTimeToLiveSeconds) {
+            sink.fail(joinPath(path, "queueMessageTimeToLiveInSeconds"_L1),
+                      queueMessageTtlMessage(QString::number(ttl)));
+            return;
+        }
+    }
+    if (!destination.serviceUrl.isEmpty() && !isValidHttpUrl(destination.serviceUrl)) {
+        sink.fail(joinPath(path, "serviceUrl"_L1),
+                  u"must be an absolute http or https URL with a host (got %1)"_s.arg(
+                      describeUrl(destination.serviceUrl)));
+        return;
+    }
+    if (subscription.batchPolicy.enabled && !Destinations::supportsBatching(destination.type)) {
+        sink.fail(joinPath(path, "maxEventsPerBatch"_L1),
+                  u"batching is not available for %1 destinations (only WebHook and "
+                  u"AzureFunction); switch it off"_s.arg(typeName));
+        return;
+    }
+    if (!subscription.deliveryHeaders.isEmpty()
+        && !Destinations::supportsDeliveryProperties(destination.type)) {
+        sink.fail(joinPath(path, "deliveryAttributeMappings"_L1),
+                  u"%1 destinations carry no delivery properties; remove the %2 mapping(s)"_s.arg(
+                      typeName)
+                      .arg(subscription.deliveryHeaders.size()));
+    }
+}
+
 // SPEC S4.
 bool isSupportedSchemaPair(EventSchema input, EventSchema delivery)
 {
@@ -311,11 +372,17 @@ void validateSubscription(JsonReader &sink, const EventSubscription &subscriptio
               MaxSubscriptionNameLength);
     if (sink.failed())
         return;
-    if (!isValidHttpUrl(subscription.endpointUrl)) {
-        sink.fail(joinPath(layout.destinationProperties, "endpointUrl"_L1),
-                  u"must be an absolute http or https URL with a host (got %1)"_s.arg(
-                      describeUrl(subscription.endpointUrl)));
-        return;
+    if (subscription.destination.isWebHook()) {
+        if (!isValidHttpUrl(subscription.endpointUrl)) {
+            sink.fail(joinPath(layout.destinationProperties, "endpointUrl"_L1),
+                      u"must be an absolute http or https URL with a host (got %1)"_s.arg(
+                          describeUrl(subscription.endpointUrl)));
+            return;
+        }
+    } else {
+        validateResourceDestination(sink, subscription, layout.destinationProperties);
+        if (sink.failed())
+            return;
     }
 
     // SPEC R6

@@ -35,6 +35,13 @@ bool isValidHttpUrl(const QUrl &url)
         && !url.host().isEmpty();
 }
 
+QString queueMessageTtlMessage(const QString &got)
+{
+    return u"must be -1 (never expire) or a whole number of seconds from 1 to %1 (got %2)"_s.arg(
+        DeliveryDestination::MaxQueueMessageTimeToLiveSeconds)
+        .arg(got);
+}
+
 DeadLetterDestination::Kind deadLetterKindFor(const QString &resourceId)
 {
     const QString trimmed = resourceId.trimmed();

@@ -23,6 +23,10 @@ void checkName(JsonReader &sink, const QString &name, const QString &path, int m
 
 bool isValidHttpUrl(const QUrl &url);
 
+// A Storage queue destination's queueMessageTimeToLiveInSeconds: -1 or 1..Max (0 is refused when
+// written; in the model it means "the queue's default").
+QString queueMessageTtlMessage(const QString &got);
+
 // SPEC L5 / PRODUCT.md: "local", or an ARM id whose storage account is named "local", is the
 // workspace's own dead-letter folder.
 DeadLetterDestination::Kind deadLetterKindFor(const QString &resourceId);

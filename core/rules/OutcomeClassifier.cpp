@@ -1,5 +1,7 @@
 #include "OutcomeClassifier.h"
 
+using namespace Qt::StringLiterals;
+
 namespace EventDesk {
 
 bool OutcomeClassifier::isSuccessStatus(int httpStatus)
@@ -51,14 +53,96 @@ DeliveryOutcome OutcomeClassifier::classify(int httpStatus,
     }
 }
 
+namespace {
+
+bool mentions(QByteArrayView detail, QLatin1StringView word)
+{
+    return QLatin1StringView(detail.data(), detail.size()).contains(word, Qt::CaseInsensitive);
+}
+
+// Storage's queue service names every failure in x-ms-error-code ("QueueNotFound",
+// "AuthenticationFailed", "RequestBodyTooLarge", "AccountIsDisabled", ...).
+DeliveryOutcome classifyStorageQueue(int httpStatus, QByteArrayView detail)
+{
+    if (mentions(detail, "TooLarge"_L1) || httpStatus == 413)
+        return DeliveryOutcome::PayloadTooLarge;
+    if (mentions(detail, "Disabled"_L1))
+        return DeliveryOutcome::Disabled;
+    switch (httpStatus) {
+    case 401:
+    case 403:
+        // A wrong or missing key is the usual 403 of Storage (AuthenticationFailed,
+        // AuthorizationFailure): the destination refuses EventDesk's credentials.
+        return DeliveryOutcome::Unauthorized;
+    case 404:
+        return DeliveryOutcome::NotFound; // QueueNotFound, or the account has no queue service
+    default:
+        return OutcomeClassifier::classify(httpStatus, QNetworkReply::NoError);
+    }
+}
+
+// Service Bus and Event Hubs answer a send with 201, and document 400, 401, 403 ("quota exceeded
+// or message too large"), 404 or 410 (no such entity), 413, 500 and 503; the body's detail tells
+// the 403s apart.
+DeliveryOutcome classifyMessaging(DestinationType type, int httpStatus, QByteArrayView detail)
+{
+    if (mentions(detail, "Disabled"_L1))
+        return DeliveryOutcome::Disabled;
+    if (mentions(detail, "QuotaExceeded"_L1) || mentions(detail, "quota"_L1))
+        return DeliveryOutcome::Full;
+    if (httpStatus == 413 || mentions(detail, "MessageSizeExceeded"_L1)
+        || mentions(detail, "too large"_L1) || mentions(detail, "size exceeds"_L1))
+        return DeliveryOutcome::PayloadTooLarge;
+    if (type != DestinationType::EventHub && httpStatus == 400 && mentions(detail, "session"_L1))
+        return DeliveryOutcome::SessionQueueNotSupported;
+    switch (httpStatus) {
+    case 404:
+    case 410:
+        return DeliveryOutcome::NotFound;
+    default:
+        return OutcomeClassifier::classify(httpStatus, QNetworkReply::NoError);
+    }
+}
+
+} // namespace
+
+DeliveryOutcome OutcomeClassifier::classify(DestinationType type, int httpStatus,
+                                            QNetworkReply::NetworkError networkError,
+                                            QByteArrayView errorDetail)
+{
+    if (httpStatus <= 0 || isSuccessStatus(httpStatus))
+        return classify(httpStatus, networkError);
+    switch (type) {
+    case DestinationType::WebHook:
+        return classify(httpStatus, networkError);
+    case DestinationType::AzureFunction:
+        // The Functions host's Event Grid webhook answers 404 for a function name that is not an
+        // Event Grid trigger function running there.
+        return httpStatus == 404 ? DeliveryOutcome::InvalidAzureFunctionDestination
+                                 : classify(httpStatus, networkError);
+    case DestinationType::StorageQueue:
+        return classifyStorageQueue(httpStatus, errorDetail);
+    case DestinationType::ServiceBusQueue:
+    case DestinationType::ServiceBusTopic:
+    case DestinationType::EventHub:
+        return classifyMessaging(type, httpStatus, errorDetail);
+    }
+    return classify(httpStatus, networkError);
+}
+
 bool OutcomeClassifier::isNoRetry(DeliveryOutcome outcome)
 {
-    // SPEC R2: webhook no-retry errors are 400, 401, 403 and 413; 404 is retried.
+    // SPEC R2: webhook no-retry errors are 400, 401, 403 and 413; 404 is retried. The no-retry
+    // class of P3 (Disabled, Full, InvalidAzureFunctionDestination) is not retried either: only
+    // destinations other than webhooks produce those.
     switch (outcome) {
     case DeliveryOutcome::BadRequest:
     case DeliveryOutcome::Unauthorized:
     case DeliveryOutcome::Forbidden:
     case DeliveryOutcome::PayloadTooLarge:
+    case DeliveryOutcome::Disabled:
+    case DeliveryOutcome::Full:
+    case DeliveryOutcome::InvalidAzureFunctionDestination:
         return true;
     default:
         return false;

@@ -52,6 +52,11 @@ QString storageAccountKey(const QString &account)
     return u"storage/"_s + account + u"/key"_s;
 }
 
+QString namespaceKey(const QString &serviceNamespace)
+{
+    return u"namespace/"_s + serviceNamespace + u"/key"_s;
+}
+
 QString normalizedForEnvironment(const QString &name)
 {
     QString result;
@@ -75,6 +80,8 @@ QString environmentVariable(const QString &key)
     }
     if (parts.size() == 3 && parts.at(0) == "storage"_L1 && parts.at(2) == "key"_L1)
         return u"EVENTDESK_STORAGE_KEY_"_s + normalizedForEnvironment(parts.at(1));
+    if (parts.size() == 3 && parts.at(0) == "namespace"_L1 && parts.at(2) == "key"_L1)
+        return u"EVENTDESK_NAMESPACE_KEY_"_s + normalizedForEnvironment(parts.at(1));
     return {};
 }
 

@@ -72,12 +72,17 @@ namespace SecretKeys {
 QString topicAccessKey(const QString &topic); // "topic/<topic>/key"
 QString deliveryHeader(const QString &topic, const QString &subscription,
                        const QString &header); // "header/<topic>/<subscription>/<header>"
+// The account key of a storage account, or its whole connection string.
 QString storageAccountKey(const QString &account); // "storage/<account>/key"
+// A Service Bus or Event Hubs namespace's connection string with a shared access key
+// ("Endpoint=sb://...;SharedAccessKeyName=...;SharedAccessKey=...").
+QString namespaceKey(const QString &serviceNamespace); // "namespace/<namespace>/key"
 
 // eventdeskd's environment variables for the same secrets: the names upper-cased, every character
 // other than an ASCII letter or digit replaced by '_':
 //   EVENTDESK_TOPIC_KEY_<TOPIC>, EVENTDESK_HEADER_<TOPIC>_<SUBSCRIPTION>_<HEADER>,
-//   EVENTDESK_STORAGE_KEY_<ACCOUNT>. Empty for a key that is none of these.
+//   EVENTDESK_STORAGE_KEY_<ACCOUNT>, EVENTDESK_NAMESPACE_KEY_<NAMESPACE>. Empty for a key that is
+//   none of these.
 QString environmentVariable(const QString &key);
 QString normalizedForEnvironment(const QString &name);
 } // namespace SecretKeys

@@ -63,6 +63,26 @@ EventSubscription EngineUnitsFixture::webhook(const QString &name, DeadLetter de
     return config;
 }
 
+DeliveryHeader EngineUnitsFixture::staticHeader(const QString &name, const QString &value,
+                                               bool secret)
+{
+    DeliveryHeader header;
+    header.name = name;
+    header.kind = DeliveryHeader::Kind::Static;
+    header.value = value;
+    header.secret = secret;
+    return header;
+}
+
+DeliveryHeader EngineUnitsFixture::dynamicHeader(const QString &name, const QString &sourceField)
+{
+    DeliveryHeader header;
+    header.name = name;
+    header.kind = DeliveryHeader::Kind::Dynamic;
+    header.sourceField = sourceField;
+    return header;
+}
+
 Subscription &EngineUnitsFixture::addSubscription(const EventSubscription &config,
                                                   const QString &topicName, EventSchema inputSchema)
 {
@@ -94,7 +114,7 @@ Subscription &EngineUnitsFixture::addSubscription(const EventSubscription &confi
     subscription.counters.enabled = config.enabled;
     subscription.validation.record.topic = topic->name;
     subscription.validation.record.subscription = config.name;
-    if (!config.validationEnabled)
+    if (!config.needsEndpointValidation())
         subscription.validation.record.state = ProvisioningState::Succeeded;
     state.subscriptions.push_back(std::move(created));
     return subscription;

@@ -55,6 +55,12 @@ public:
                                   const QString &topic = QStringLiteral("orders"),
                                   EventSchema inputSchema = EventSchema::EventGrid);
 
+    // Custom delivery headers (SPEC §9): a static value (H2, secret or not) and a value taken
+    // from the event (H3).
+    static DeliveryHeader staticHeader(const QString &name, const QString &value,
+                                       bool secret = false);
+    static DeliveryHeader dynamicHeader(const QString &name, const QString &sourceField);
+
     // A publish request body: Event Grid events "<idPrefix>0", "<idPrefix>1", ... of eventType,
     // the i-th with data {"amount": i, "text": padding}.
     static QByteArray eventGridBatch(int count, const QString &idPrefix = QStringLiteral("e"),

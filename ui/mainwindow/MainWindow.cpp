@@ -553,7 +553,7 @@ void MainWindow::saveSubscription(const EventSubscription &subscription)
         // Editing a subscription whose endpoint is not validated asks again at once (a changed
         // endpoint is validated again by the engine anyway): the edit may be the fix.
         for (const SubscriptionSnapshot &state : std::as_const(self->m_lastSnapshot.subscriptions)) {
-            if (state.topic == topicName && state.subscription == subscription.name && subscription.validationEnabled
+            if (state.topic == topicName && state.subscription == subscription.name && subscription.needsEndpointValidation()
                 && state.provisioningState != ProvisioningState::Succeeded)
                 self->m_host.revalidateSubscription(topicName, subscription.name, [](const Expected<void> &) {});
         }

@@ -68,25 +68,6 @@ EventSubscription batching(const QString &name, int maxEvents, int preferredKilo
     return config;
 }
 
-DeliveryHeader staticHeader(const QString &name, const QString &value, bool secret = false)
-{
-    DeliveryHeader header;
-    header.name = name;
-    header.kind = DeliveryHeader::Kind::Static;
-    header.value = value;
-    header.secret = secret;
-    return header;
-}
-
-DeliveryHeader dynamicHeader(const QString &name, const QString &sourceField)
-{
-    DeliveryHeader header;
-    header.name = name;
-    header.kind = DeliveryHeader::Kind::Dynamic;
-    header.sourceField = sourceField;
-    return header;
-}
-
 } // namespace
 
 class tst_Dispatcher : public QObject
@@ -210,16 +191,16 @@ void tst_Dispatcher::d7h_deliveryHeaders()
             return QString();
         });
     EventSubscription config = EngineUnitsFixture::webhook(u"sub-one"_s);
-    config.deliveryHeaders = {staticHeader(u"X-Static"_s, u"fixed"_s),
-                              staticHeader(u"X-Secret"_s, QString(), true),
-                              staticHeader(u"X-Broken-Secret"_s, QString(), true),
-                              dynamicHeader(u"X-Key"_s, u"data.key1"_s),
-                              dynamicHeader(u"X-Amount"_s, u"data.amount"_s),
-                              dynamicHeader(u"X-Flag"_s, u"data.flag"_s),
-                              dynamicHeader(u"X-Subject"_s, u"subject"_s),
-                              dynamicHeader(u"X-Note"_s, u"data.note"_s),
-                              dynamicHeader(u"X-Nested"_s, u"data.nested"_s),
-                              dynamicHeader(u"X-Missing"_s, u"data.nothing"_s)};
+    config.deliveryHeaders = {EngineUnitsFixture::staticHeader(u"X-Static"_s, u"fixed"_s),
+                              EngineUnitsFixture::staticHeader(u"X-Secret"_s, QString(), true),
+                              EngineUnitsFixture::staticHeader(u"X-Broken-Secret"_s, QString(), true),
+                              EngineUnitsFixture::dynamicHeader(u"X-Key"_s, u"data.key1"_s),
+                              EngineUnitsFixture::dynamicHeader(u"X-Amount"_s, u"data.amount"_s),
+                              EngineUnitsFixture::dynamicHeader(u"X-Flag"_s, u"data.flag"_s),
+                              EngineUnitsFixture::dynamicHeader(u"X-Subject"_s, u"subject"_s),
+                              EngineUnitsFixture::dynamicHeader(u"X-Note"_s, u"data.note"_s),
+                              EngineUnitsFixture::dynamicHeader(u"X-Nested"_s, u"data.nested"_s),
+                              EngineUnitsFixture::dynamicHeader(u"X-Missing"_s, u"data.nothing"_s)};
     Subscription &subscription = bench.f.addSubscription(config);
     const QJsonObject data {{u"key1"_s, u"v1"_s},
                             {u"amount"_s, 12.5},
@@ -271,7 +252,7 @@ void tst_Dispatcher::h2_secretWithoutResolverIsOmitted()
     bench.network.respondAlways(Hang);
     EventSubscription config = EngineUnitsFixture::webhook(u"sub-one"_s);
     config.deliveryHeaders
-        = {staticHeader(u"X-Secret"_s, QString(), true), staticHeader(u"X-Static"_s, u"fixed"_s)};
+        = {EngineUnitsFixture::staticHeader(u"X-Secret"_s, QString(), true), EngineUnitsFixture::staticHeader(u"X-Static"_s, u"fixed"_s)};
     Subscription &subscription = bench.f.addSubscription(config);
     bench.f.addDeliveries(subscription, 1);
     bench.f.start();

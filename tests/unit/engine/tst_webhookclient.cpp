@@ -37,6 +37,7 @@ struct Finished
 {
     int status = -1;
     QNetworkReply::NetworkError error = QNetworkReply::NoError;
+    QByteArray errorDetail;
 };
 
 // A client with a handler that records every report.
@@ -44,8 +45,9 @@ class ClientHarness
 {
 public:
     ClientHarness()
-        : client([this](quint64 requestId, int status, QNetworkReply::NetworkError error) {
-            finished.insert(requestId, Finished {status, error});
+        : client([this](quint64 requestId, int status, QNetworkReply::NetworkError error,
+                        const QByteArray &errorDetail) {
+            finished.insert(requestId, Finished {status, error, errorDetail});
             order.append(requestId);
             if (onFinished)
                 onFinished(requestId);
@@ -71,6 +73,10 @@ public:
     QNetworkReply::NetworkError error(quint64 requestId) const
     {
         return finished.value(requestId).error;
+    }
+    QByteArray errorDetail(quint64 requestId) const
+    {
+        return finished.value(requestId).errorDetail;
     }
 
     WebhookClient client;
@@ -220,6 +226,8 @@ private Q_SLOTS:
     void statusAndErrorAsQNetworkAccessManagerReports_data();
     void statusAndErrorAsQNetworkAccessManagerReports();
     void redirectIsReportedNotFollowed();
+    void failureAnswerIsKeptAsErrorDetail_data();
+    void failureAnswerIsKeptAsErrorDetail();
     void requestCarriesUrlHeadersAndBody();
     void customMethod();
     void responseFramings_data();
@@ -301,6 +309,47 @@ void WebhookClientTest::redirectIsReportedNotFollowed()
     QTRY_VERIFY(harness.isFinished(next));
     QCOMPARE(server.requestCount(), qsizetype(2));
     QCOMPARE(targetOf(server.received(1).head), "/hook"_ba);
+}
+
+void WebhookClientTest::failureAnswerIsKeptAsErrorDetail_data()
+{
+    // Azure destinations name the cause of a failure in x-ms-error-code or the body
+    // (OutcomeClassifier); a success's body is never kept, a failure's only up to a cap.
+    QTest::addColumn<QByteArray>("response");
+    QTest::addColumn<QByteArray>("detail");
+
+    const QByteArray large(5000, 'x');
+    QTest::newRow("storage error code and body")
+        << "HTTP/1.1 404 The specified queue does not exist.\r\nx-ms-error-code: QueueNotFound\r\n"
+           "Content-Length: 12\r\n\r\n<Error/>abcd"_ba
+        << "QueueNotFound\n<Error/>abcd"_ba;
+    QTest::newRow("chunked body")
+        << "HTTP/1.1 403 Forbidden\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nQuota\r\n8\r\nExceeded\r\n0\r\n\r\n"_ba
+        << "QuotaExceeded"_ba;
+    QTest::newRow("body until close")
+        << "HTTP/1.1 500 Oops\r\nConnection: close\r\n\r\ninternal"_ba << "internal"_ba;
+    QTest::newRow("capped") << "HTTP/1.1 400 Bad\r\nContent-Length: 5000\r\n\r\n"_ba + large
+                            << QByteArray(WebhookClient::MaxErrorDetailBytes, 'x');
+    QTest::newRow("success keeps nothing")
+        << "HTTP/1.1 201 Created\r\nx-ms-error-code: none\r\nContent-Length: 7\r\n\r\ncreated"_ba
+        << QByteArray();
+}
+
+void WebhookClientTest::failureAnswerIsKeptAsErrorDetail()
+{
+    QFETCH(QByteArray, response);
+    QFETCH(QByteArray, detail);
+    RawServer server;
+    QVERIFY(server.listenLocal());
+    server.setResponder([response](QTcpSocket *socket, int) {
+        RawServer::answer(socket, response);
+        if (response.contains("Connection: close"))
+            socket->disconnectFromHost();
+    });
+    ClientHarness harness;
+    const quint64 id = harness.post(server.url());
+    QTRY_VERIFY(harness.isFinished(id));
+    QCOMPARE(harness.errorDetail(id), detail);
 }
 
 void WebhookClientTest::requestCarriesUrlHeadersAndBody()

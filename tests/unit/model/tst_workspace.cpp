@@ -102,6 +102,13 @@ QString differences(const EventSubscription &left, const EventSubscription &righ
     if (left.endpointUrl != right.endpointUrl)
         return u"endpointUrl: "_s + describe(left.endpointUrl) + u" vs "_s
             + describe(right.endpointUrl);
+    if (left.destination.type != right.destination.type
+        || left.destination.resourceId != right.destination.resourceId
+        || left.destination.queueName != right.destination.queueName
+        || left.destination.queueMessageTimeToLiveInSeconds
+            != right.destination.queueMessageTimeToLiveInSeconds
+        || left.destination.serviceUrl != right.destination.serviceUrl)
+        return u"destination"_s;
     if (left.deliverySchema != right.deliverySchema)
         return u"deliverySchema"_s;
     if (left.enabled != right.enabled)
@@ -327,6 +334,8 @@ private Q_SLOTS:
     void schemaCombinations();
     void deadLetterDestinations_data();
     void deadLetterDestinations();
+    void destinationTypes_data();
+    void destinationTypes();
     void settingsRanges_data();
     void settingsRanges();
     void malformedJson();
@@ -1044,6 +1053,155 @@ void TestWorkspace::deadLetterDestinations()
     QCOMPARE(differences(parsed, again.value()), QString());
 }
 
+void TestWorkspace::destinationTypes_data()
+{
+    QTest::addColumn<QJsonObject>("destination");
+    QTest::addColumn<int>("type");
+    QTest::addColumn<QString>("expectedError");
+
+    const QString providers = u"/subscriptions/1/resourceGroups/rg/providers/"_s;
+    const QString account = providers + u"Microsoft.Storage/storageAccounts/devstore"_s;
+    const QString function = providers + u"Microsoft.Web/sites/orders-app/functions/OnOrder"_s;
+    const QString queue = providers + u"Microsoft.ServiceBus/namespaces/shop/queues/orders"_s;
+    const QString topic = providers + u"Microsoft.ServiceBus/namespaces/shop/topics/orders"_s;
+    const QString hub = providers + u"Microsoft.EventHub/namespaces/shop/eventhubs/orders"_s;
+    const QString at = u"properties.destination.properties."_s;
+    const auto destination = [](const QString &type, const QJsonObject &properties) {
+        return QJsonObject {{"endpointType"_L1, type}, {"properties"_L1, properties}};
+    };
+    const int storageQueue = int(DestinationType::StorageQueue);
+
+    QTest::newRow("storage queue")
+        << destination(u"StorageQueue"_s,
+                       {{"resourceId"_L1, account},
+                        {"queueName"_L1, u"orders"_s},
+                        {"queueMessageTimeToLiveInSeconds"_L1, 3600}})
+        << storageQueue << QString();
+    QTest::newRow("storage queue, never expires, Azurite")
+        << destination(u"storagequeue"_s,
+                       {{"resourceId"_L1, account},
+                        {"queueName"_L1, u"orders-2"_s},
+                        {"queueMessageTimeToLiveInSeconds"_L1, -1},
+                        {"serviceUrl"_L1, u"http://127.0.0.1:10001/devstoreaccount1"_s}})
+        << storageQueue << QString();
+    QTest::newRow("function") << destination(u"AzureFunction"_s, {{"resourceId"_L1, function}})
+                              << int(DestinationType::AzureFunction) << QString();
+    QTest::newRow("function, batched, local host")
+        << destination(u"AzureFunction"_s,
+                       {{"resourceId"_L1, function},
+                        {"maxEventsPerBatch"_L1, 10},
+                        {"serviceUrl"_L1, u"http://localhost:7072"_s}})
+        << int(DestinationType::AzureFunction) << QString();
+    QTest::newRow("service bus queue")
+        << destination(u"ServiceBusQueue"_s, {{"resourceId"_L1, queue}})
+        << int(DestinationType::ServiceBusQueue) << QString();
+    QTest::newRow("service bus topic")
+        << destination(u"ServiceBusTopic"_s, {{"resourceId"_L1, topic}})
+        << int(DestinationType::ServiceBusTopic) << QString();
+    QTest::newRow("event hub") << destination(u"EventHub"_s, {{"resourceId"_L1, hub}})
+                               << int(DestinationType::EventHub) << QString();
+
+    QTest::newRow("queue without queueName")
+        << destination(u"StorageQueue"_s, {{"resourceId"_L1, account}}) << storageQueue
+        << at + u"queueName: required string is missing"_s;
+    QTest::newRow("queue name upper case")
+        << destination(u"StorageQueue"_s, {{"resourceId"_L1, account}, {"queueName"_L1, u"Orders"_s}})
+        << storageQueue
+        << at + u"queueName: must be 3-63 lower-case letters, digits and single hyphens, starting and ending with a letter or digit (got \"Orders\")"_s;
+    QTest::newRow("queue ttl zero")
+        << destination(u"StorageQueue"_s,
+                       {{"resourceId"_L1, account},
+                        {"queueName"_L1, u"orders"_s},
+                        {"queueMessageTimeToLiveInSeconds"_L1, 0}})
+        << storageQueue
+        << at + u"queueMessageTimeToLiveInSeconds: must be -1 (never expire) or a whole number of seconds from 1 to 2147483647 (got 0)"_s;
+    QTest::newRow("queue ttl -2")
+        << destination(u"StorageQueue"_s,
+                       {{"resourceId"_L1, account},
+                        {"queueName"_L1, u"orders"_s},
+                        {"queueMessageTimeToLiveInSeconds"_L1, -2}})
+        << storageQueue
+        << at + u"queueMessageTimeToLiveInSeconds: must be -1 (never expire) or a whole number of seconds from 1 to 2147483647 (got -2)"_s;
+    QTest::newRow("queue on a function's id")
+        << destination(u"StorageQueue"_s, {{"resourceId"_L1, function}, {"queueName"_L1, u"orders"_s}})
+        << storageQueue
+        << at + u"resourceId: must be the resource id of the storage account (/subscriptions/<id>/resourceGroups/<group>/providers/Microsoft.Storage/storageAccounts/<account>; got \""_s + function + u"\")"_s;
+    QTest::newRow("queue account name invalid")
+        << destination(u"StorageQueue"_s,
+                       {{"resourceId"_L1, QString(providers + u"Microsoft.Storage/storageAccounts/Dev_Store"_s)},
+                        {"queueName"_L1, u"orders"_s}})
+        << storageQueue
+        << at + u"resourceId: names storage account \"Dev_Store\": account names are 3-24 lower-case letters and digits"_s;
+    QTest::newRow("queue batching")
+        << destination(u"StorageQueue"_s,
+                       {{"resourceId"_L1, account},
+                        {"queueName"_L1, u"orders"_s},
+                        {"maxEventsPerBatch"_L1, 10}})
+        << storageQueue
+        << at + u"maxEventsPerBatch: batching is not available for StorageQueue destinations (only WebHook and AzureFunction); remove it"_s;
+    QTest::newRow("queue delivery properties")
+        << destination(u"StorageQueue"_s,
+                       {{"resourceId"_L1, account},
+                        {"queueName"_L1, u"orders"_s},
+                        {"deliveryAttributeMappings"_L1,
+                         QJsonArray {QJsonObject {{"name"_L1, u"x-a"_s},
+                                                  {"type"_L1, u"Static"_s},
+                                                  {"properties"_L1, QJsonObject {{"value"_L1, u"1"_s}}}}}}})
+        << storageQueue
+        << at + u"deliveryAttributeMappings: StorageQueue destinations carry no delivery properties; remove the 1 mapping(s)"_s;
+    QTest::newRow("function without function")
+        << destination(u"AzureFunction"_s,
+                       {{"resourceId"_L1, QString(providers + u"Microsoft.Web/sites/orders-app"_s)}})
+        << int(DestinationType::AzureFunction)
+        << at + u"resourceId: must be the resource id of the function (/subscriptions/<id>/resourceGroups/<group>/providers/Microsoft.Web/sites/<app>/functions/<function>; got \""_s + providers + u"Microsoft.Web/sites/orders-app\")"_s;
+    QTest::newRow("topic id for a queue")
+        << destination(u"ServiceBusQueue"_s, {{"resourceId"_L1, topic}})
+        << int(DestinationType::ServiceBusQueue)
+        << at + u"resourceId: must be the resource id of the Service Bus queue (/subscriptions/<id>/resourceGroups/<group>/providers/Microsoft.ServiceBus/namespaces/<namespace>/queues/<queue>; got \""_s + topic + u"\")"_s;
+    QTest::newRow("event hub batching")
+        << destination(u"EventHub"_s,
+                       {{"resourceId"_L1, hub}, {"preferredBatchSizeInKilobytes"_L1, 64}})
+        << int(DestinationType::EventHub)
+        << at + u"preferredBatchSizeInKilobytes: batching is not available for EventHub destinations (only WebHook and AzureFunction); remove it"_s;
+    QTest::newRow("bad service url")
+        << destination(u"EventHub"_s, {{"resourceId"_L1, hub}, {"serviceUrl"_L1, u"localhost:8080"_s}})
+        << int(DestinationType::EventHub)
+        << at + u"serviceUrl: must be an absolute http or https URL with a host (got \"localhost:8080\")"_s;
+}
+
+void TestWorkspace::destinationTypes()
+{
+    QFETCH(QJsonObject, destination);
+    QFETCH(int, type);
+    QFETCH(QString, expectedError);
+    const QJsonObject subscription
+        = withValue(validSubscription(), u"properties.destination", destination);
+    const Expected<Workspace> workspace
+        = Workspace::fromJson(workspaceJson(subscription), u"workspace.json"_s);
+    if (!expectedError.isEmpty()) {
+        QCOMPARE(workspace.error(), subscriptionPath + expectedError);
+        return;
+    }
+    QVERIFY2(workspace, qPrintable(workspace.error()));
+    const EventSubscription &parsed = workspace->topics.front().eventSubscriptions.front();
+    QCOMPARE(int(parsed.destination.type), type);
+    QCOMPARE(parsed.destination.resourceId,
+             destination.value("properties"_L1).toObject().value("resourceId"_L1).toString());
+    QVERIFY(!parsed.needsEndpointValidation()); // only webhooks are asked to validate
+    QVERIFY(Destinations::resource(parsed.destination).has_value());
+    // Round trip keeps the destination exactly, with Resource Manager's spelling of its type.
+    const QJsonObject written = eventSubscriptionToArm(parsed);
+    QCOMPARE(written.value("properties"_L1).toObject().value("destination"_L1).toObject()
+                 .value("endpointType"_L1).toString(),
+             destinationTypeName(DestinationType(type)));
+    const Expected<EventSubscription> again
+        = eventSubscriptionFromArm(written, QString(), EventSchema::EventGrid);
+    QVERIFY2(again, qPrintable(again.error()));
+    QCOMPARE(differences(parsed, again.value()), QString());
+    // The editor validates the same way as the file does.
+    QVERIFY(validateEventSubscription(parsed, EventSchema::EventGrid, QString()));
+}
+
 void TestWorkspace::settingsRanges_data()
 {
     QTest::addColumn<QString>("field");
@@ -1163,10 +1321,14 @@ void TestWorkspace::wrongTypes_data()
     QTest::newRow("destination missing") << inTopic(R"({"name":"abc","properties":{}})")
                                          << w
             + u"topics[0].eventSubscriptions[0].properties.destination: required object is missing"_s;
-    QTest::newRow("endpoint type EventHub") << inTopic(
+    QTest::newRow("endpoint type HybridConnection") << inTopic(
+        R"({"name":"abc","properties":{"destination":{"endpointType":"HybridConnection","properties":{}}}})")
+                                            << w
+            + u"topics[0].eventSubscriptions[0].properties.destination.endpointType: must be WebHook, AzureFunction, StorageQueue, ServiceBusQueue, ServiceBusTopic or EventHub (got \"HybridConnection\")"_s;
+    QTest::newRow("EventHub without resourceId") << inTopic(
         R"({"name":"abc","properties":{"destination":{"endpointType":"EventHub","properties":{}}}})")
                                             << w
-            + u"topics[0].eventSubscriptions[0].properties.destination.endpointType: \"EventHub\" is not supported; EventDesk delivers to WebHook endpoints only"_s;
+            + u"topics[0].eventSubscriptions[0].properties.destination.properties.resourceId: required string is missing"_s;
     QTest::newRow("endpointUrl number") << inTopic(
         R"({"name":"abc","properties":{"destination":{"endpointType":"WebHook","properties":{"endpointUrl":5}}}})")
                                         << w

@@ -25,6 +25,8 @@ private Q_SLOTS:
     void s7_classifyHttpStatus();
     void s7_classifyNetworkError_data();
     void s7_classifyNetworkError();
+    void s7_classifyDestinationAnswer_data();
+    void s7_classifyDestinationAnswer();
     void r2_noRetryReason_data();
     void r2_noRetryReason();
     void s7_outcomeNames_data();
@@ -143,6 +145,109 @@ void TestOutcomes::s7_classifyNetworkError()
     QFETCH(DeliveryOutcome, outcome);
     QCOMPARE(OutcomeClassifier::classify(0, error), outcome);
     QVERIFY(!OutcomeClassifier::isNoRetry(outcome));
+}
+
+void TestOutcomes::s7_classifyDestinationAnswer_data()
+{
+    // Issue 18: the answers of Azure destinations, as their REST APIs document them (status, the
+    // x-ms-error-code header and the start of the body), to outcomes, and whether they are retried.
+    QTest::addColumn<DestinationType>("type");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QByteArray>("detail");
+    QTest::addColumn<DeliveryOutcome>("outcome");
+    QTest::addColumn<bool>("noRetry");
+
+    const auto queue = DestinationType::StorageQueue;
+    QTest::newRow("queue 201") << queue << 201 << QByteArray() << DeliveryOutcome::Delivered << false;
+    QTest::newRow("queue missing")
+        << queue << 404 << "QueueNotFound\n<?xml ...><Code>QueueNotFound</Code>"_ba
+        << DeliveryOutcome::NotFound << false;
+    QTest::newRow("queue wrong key")
+        << queue << 403 << "AuthenticationFailed\n"_ba << DeliveryOutcome::Unauthorized << true;
+    QTest::newRow("queue no permission")
+        << queue << 403 << "AuthorizationFailure\n"_ba << DeliveryOutcome::Unauthorized << true;
+    QTest::newRow("queue message too large")
+        << queue << 400 << "RequestBodyTooLarge\n"_ba << DeliveryOutcome::PayloadTooLarge << true;
+    QTest::newRow("queue 413") << queue << 413 << QByteArray() << DeliveryOutcome::PayloadTooLarge
+                               << true;
+    QTest::newRow("queue account disabled")
+        << queue << 403 << "AccountIsDisabled\n"_ba << DeliveryOutcome::Disabled << true;
+    QTest::newRow("queue busy") << queue << 503 << "ServerBusy\n"_ba << DeliveryOutcome::Busy
+                                << false;
+    QTest::newRow("queue internal") << queue << 500 << "InternalError\n"_ba
+                                    << DeliveryOutcome::GenericError << false;
+    QTest::newRow("queue bad request") << queue << 400 << "InvalidXmlDocument\n"_ba
+                                       << DeliveryOutcome::BadRequest << true;
+
+    const auto bus = DestinationType::ServiceBusQueue;
+    QTest::newRow("bus 201") << bus << 201 << QByteArray() << DeliveryOutcome::Delivered << false;
+    QTest::newRow("bus quota")
+        << bus << 403
+        << "<Error><Code>403</Code><Detail>QuotaExceeded: the maximum entity size has been reached</Detail></Error>"_ba
+        << DeliveryOutcome::Full << true;
+    QTest::newRow("bus message too large")
+        << bus << 403
+        << "<Error><Code>403</Code><Detail>The message size exceeds the limit. MessageSizeExceeded</Detail></Error>"_ba
+        << DeliveryOutcome::PayloadTooLarge << true;
+    QTest::newRow("bus 413") << bus << 413 << QByteArray() << DeliveryOutcome::PayloadTooLarge
+                             << true;
+    QTest::newRow("bus disabled")
+        << bus << 403
+        << "<Error><Code>403</Code><Detail>Messaging entity 'shop:queue:orders' is currently disabled.</Detail></Error>"_ba
+        << DeliveryOutcome::Disabled << true;
+    QTest::newRow("bus session")
+        << bus << 400
+        << "<Error><Code>400</Code><Detail>The SessionId was not set on a message, and it cannot be sent to the entity. Entities that have session support enabled can only receive messages that have the SessionId set.</Detail></Error>"_ba
+        << DeliveryOutcome::SessionQueueNotSupported << false;
+    QTest::newRow("bus gone") << bus << 410 << QByteArray() << DeliveryOutcome::NotFound << false;
+    QTest::newRow("bus 404") << bus << 404 << QByteArray() << DeliveryOutcome::NotFound << false;
+    QTest::newRow("bus unauthorized")
+        << bus << 401 << "<Error><Code>401</Code><Detail>InvalidSignature</Detail></Error>"_ba
+        << DeliveryOutcome::Unauthorized << true;
+    QTest::newRow("bus other 403") << bus << 403 << "<Error><Code>403</Code></Error>"_ba
+                                   << DeliveryOutcome::Forbidden << true;
+    QTest::newRow("bus busy") << bus << 503 << QByteArray() << DeliveryOutcome::Busy << false;
+    QTest::newRow("bus internal") << bus << 500 << QByteArray() << DeliveryOutcome::GenericError
+                                  << false;
+    QTest::newRow("topic quota") << DestinationType::ServiceBusTopic << 403 << "QuotaExceeded"_ba
+                                 << DeliveryOutcome::Full << true;
+
+    const auto hub = DestinationType::EventHub;
+    QTest::newRow("hub 201") << hub << 201 << QByteArray() << DeliveryOutcome::Delivered << false;
+    QTest::newRow("hub quota") << hub << 403 << "QuotaExceeded"_ba << DeliveryOutcome::Full << true;
+    QTest::newRow("hub disabled") << hub << 403 << "entity is disabled"_ba
+                                  << DeliveryOutcome::Disabled << true;
+    QTest::newRow("hub 400 session is a bad request")
+        << hub << 400 << "session"_ba << DeliveryOutcome::BadRequest << true;
+
+    const auto function = DestinationType::AzureFunction;
+    QTest::newRow("function 200") << function << 200 << QByteArray() << DeliveryOutcome::Delivered
+                                  << false;
+    QTest::newRow("function not an Event Grid trigger")
+        << function << 404 << QByteArray() << DeliveryOutcome::InvalidAzureFunctionDestination
+        << true;
+    QTest::newRow("function 500") << function << 500 << QByteArray()
+                                  << DeliveryOutcome::GenericError << false;
+
+    const auto webhook = DestinationType::WebHook;
+    QTest::newRow("webhook 404 stays NotFound")
+        << webhook << 404 << "QueueNotFound"_ba << DeliveryOutcome::NotFound << false;
+    QTest::newRow("webhook 403 stays Forbidden")
+        << webhook << 403 << "QuotaExceeded"_ba << DeliveryOutcome::Forbidden << true;
+}
+
+void TestOutcomes::s7_classifyDestinationAnswer()
+{
+    QFETCH(DestinationType, type);
+    QFETCH(int, status);
+    QFETCH(QByteArray, detail);
+    QFETCH(DeliveryOutcome, outcome);
+    QFETCH(bool, noRetry);
+    QCOMPARE(OutcomeClassifier::classify(type, status, QNetworkReply::NoError, detail), outcome);
+    QCOMPARE(OutcomeClassifier::isNoRetry(outcome), noRetry);
+    // Without an answer the transport decides, for every type alike.
+    QCOMPARE(OutcomeClassifier::classify(type, 0, QNetworkReply::ConnectionRefusedError, detail),
+             DeliveryOutcome::SocketError);
 }
 
 void TestOutcomes::r2_noRetryReason_data()

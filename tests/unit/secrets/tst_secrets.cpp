@@ -2,6 +2,7 @@
 // synchronous lookups, and Shared Key signing of the Azure Blob dead-letter destination.
 
 #include "FakeNetwork.h"
+#include "azure/AzureCredentials.h"
 #include "io/AzureBlobAddress.h"
 #include "io/AzureBlobDeadLetterSink.h"
 #include "io/DeadLetterSink.h"
@@ -136,6 +137,7 @@ private Q_SLOTS:
     void environmentStore();
     void maskedValue();
     void requirementsOfWorkspace();
+    void requirementsOfDestinations();
     void workspaceKeepsOnlyTheReference();
     void workspaceRefusesPlainAccessKey();
     void cacheLoadsAndResolves();
@@ -146,6 +148,10 @@ private Q_SLOTS:
     void sharedKeyStringToSign();
     void sharedKeyQueryParameters();
     void sharedKeyRejectsBadKey();
+    void storageAccountSecrets_data();
+    void storageAccountSecrets();
+    void namespaceConnectionStrings_data();
+    void namespaceConnectionStrings();
     void azureSinkSignsPutBlob();
     void azureSinkUnreachable();
     void azureSinkWithoutKey();
@@ -170,6 +176,8 @@ void TestSecrets::environmentVariableNames_data()
                             << u"EVENTDESK_HEADER_ORDERS_BILLING_V2_X_API_KEY"_s;
     QTest::newRow("storage") << u"storage/devstoreaccount1/key"_s
                              << u"EVENTDESK_STORAGE_KEY_DEVSTOREACCOUNT1"_s;
+    QTest::newRow("namespace") << u"namespace/shop-prod/key"_s
+                               << u"EVENTDESK_NAMESPACE_KEY_SHOP_PROD"_s;
     QTest::newRow("non-ascii") << u"topic/caf\u00e9/key"_s << u"EVENTDESK_TOPIC_KEY_CAF_"_s;
     QTest::newRow("unknown") << u"something/else"_s << QString();
 }
@@ -296,6 +304,31 @@ void TestSecrets::requirementsOfWorkspace()
     QCOMPARE(required, QStringList({u"topic/orders/key"_s, u"header/orders/billing/X-Api-Key"_s,
                                     u"storage/deadstore/key"_s}));
     QCOMPARE(optional, QStringList({u"topic/open-topic/key"_s}));
+}
+
+void TestSecrets::requirementsOfDestinations()
+{
+    // Issue 18: a storage queue needs its account's key, Service Bus and Event Hubs their
+    // namespace's connection string (once per namespace), a function nothing.
+    const QByteArray json = R"({"topics": [{"name": "orders", "eventSubscriptions": [
+      {"name": "to-queue", "properties": {"destination": {"endpointType": "StorageQueue",
+        "properties": {"resourceId": "/subscriptions/s/resourceGroups/g/providers/Microsoft.Storage/storageAccounts/queuestore",
+                       "queueName": "orders"}}}},
+      {"name": "to-bus", "properties": {"destination": {"endpointType": "ServiceBusTopic",
+        "properties": {"resourceId": "/subscriptions/s/resourceGroups/g/providers/Microsoft.ServiceBus/namespaces/shop/topics/orders"}}}},
+      {"name": "to-hub", "properties": {"destination": {"endpointType": "EventHub",
+        "properties": {"resourceId": "/subscriptions/s/resourceGroups/g/providers/Microsoft.EventHub/namespaces/shop/eventhubs/orders"}}}},
+      {"name": "to-function", "properties": {"destination": {"endpointType": "AzureFunction",
+        "properties": {"resourceId": "/subscriptions/s/resourceGroups/g/providers/Microsoft.Web/sites/app/functions/OnOrder"}}}}
+    ]}]})";
+    const auto workspace = Workspace::fromJson(json, u"workspace.json"_s);
+    QVERIFY2(workspace, qPrintable(workspace.error()));
+    QStringList required;
+    for (const SecretRequirement &requirement : SecretCache::requirements(workspace.value())) {
+        if (requirement.required)
+            required.append(requirement.key);
+    }
+    QCOMPARE(required, QStringList({u"storage/queuestore/key"_s, u"namespace/shop/key"_s}));
 }
 
 void TestSecrets::workspaceKeepsOnlyTheReference()
@@ -517,6 +550,95 @@ DeadLetterDestination azuriteDestination()
     return destination;
 }
 } // namespace
+
+void TestSecrets::storageAccountSecrets_data()
+{
+    QTest::addColumn<QString>("secret");
+    QTest::addColumn<QString>("account");
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QUrl>("queueEndpoint");
+    QTest::addColumn<QString>("error");
+
+    QTest::newRow("key alone") << AzuriteKey << u"devstoreaccount1"_s << AzuriteKey << QUrl()
+                               << QString();
+    QTest::newRow("connection string with suffix")
+        << u"DefaultEndpointsProtocol=https;AccountName=Contoso;AccountKey=a2V5;EndpointSuffix=core.windows.net"_s
+        << u"contoso"_s << u"a2V5"_s << QUrl(u"https://contoso.queue.core.windows.net"_s)
+        << QString();
+    QTest::newRow("explicit queue endpoint")
+        << u"AccountName=devstoreaccount1;AccountKey=a2V5;QueueEndpoint=http://127.0.0.1:10001/devstoreaccount1;"_s
+        << u"devstoreaccount1"_s << u"a2V5"_s
+        << QUrl(u"http://127.0.0.1:10001/devstoreaccount1"_s) << QString();
+    QTest::newRow("development storage")
+        << u"UseDevelopmentStorage=true"_s << u"devstoreaccount1"_s << AzuriteKey
+        << QUrl(u"http://127.0.0.1:10001/devstoreaccount1"_s) << QString();
+    QTest::newRow("shared access signature only")
+        << u"QueueEndpoint=https://contoso.queue.core.windows.net;SharedAccessSignature=sv=x"_s
+        << u"contoso"_s << QString() << QUrl()
+        << u"the connection string of storage account 'contoso' has no AccountKey (a connection string with a key is needed, not a SAS)"_s;
+    QTest::newRow("another account")
+        << u"AccountName=other;AccountKey=a2V5"_s << u"contoso"_s << QString() << QUrl()
+        << u"the connection string stored for storage account 'contoso' is that of account 'other'"_s;
+}
+
+void TestSecrets::storageAccountSecrets()
+{
+    QFETCH(QString, secret);
+    QFETCH(QString, account);
+    QFETCH(QString, key);
+    QFETCH(QUrl, queueEndpoint);
+    QFETCH(QString, error);
+    const auto parsed = AzureCredentials::storageAccount(secret, account);
+    if (!error.isEmpty()) {
+        QVERIFY(!parsed);
+        QCOMPARE(parsed.error(), error);
+        return;
+    }
+    QVERIFY2(parsed, qPrintable(parsed.error()));
+    QCOMPARE(parsed->accountKey, key);
+    QCOMPARE(parsed->queueEndpoint, queueEndpoint);
+}
+
+void TestSecrets::namespaceConnectionStrings_data()
+{
+    QTest::addColumn<QString>("connectionString");
+    QTest::addColumn<QUrl>("endpoint");
+    QTest::addColumn<QString>("keyName");
+    QTest::addColumn<QString>("error");
+
+    QTest::newRow("portal")
+        << u"Endpoint=sb://shop.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=a2V5PQ=="_s
+        << QUrl(u"https://shop.servicebus.windows.net/"_s) << u"RootManageSharedAccessKey"_s
+        << QString();
+    QTest::newRow("with entity path")
+        << u"Endpoint=sb://shop.servicebus.windows.net/;SharedAccessKeyName=send;SharedAccessKey=k;EntityPath=orders"_s
+        << QUrl(u"https://shop.servicebus.windows.net/"_s) << u"send"_s << QString();
+    QTest::newRow("local stand-in")
+        << u"Endpoint=http://127.0.0.1:8080;SharedAccessKeyName=send;SharedAccessKey=k"_s
+        << QUrl(u"http://127.0.0.1:8080/"_s) << u"send"_s << QString();
+    QTest::newRow("no key")
+        << u"Endpoint=sb://shop.servicebus.windows.net/;SharedAccessKeyName=send"_s << QUrl()
+        << QString()
+        << u"the connection string of namespace 'shop' needs SharedAccessKeyName and SharedAccessKey (copy a shared access policy's connection string from the namespace)"_s;
+}
+
+void TestSecrets::namespaceConnectionStrings()
+{
+    QFETCH(QString, connectionString);
+    QFETCH(QUrl, endpoint);
+    QFETCH(QString, keyName);
+    QFETCH(QString, error);
+    const auto parsed = AzureCredentials::namespaceKey(connectionString, u"shop"_s);
+    if (!error.isEmpty()) {
+        QVERIFY(!parsed);
+        QCOMPARE(parsed.error(), error);
+        return;
+    }
+    QVERIFY2(parsed, qPrintable(parsed.error()));
+    QCOMPARE(parsed->endpoint, endpoint);
+    QCOMPARE(parsed->keyName, keyName);
+    QVERIFY(!parsed->key.isEmpty());
+}
 
 void TestSecrets::azureSinkSignsPutBlob()
 {
