@@ -2,6 +2,7 @@
 // (Shared Key authorization over QNetworkAccessManager); the test reads them back with the
 // official @azure/storage-blob client.
 
+#include "AzuriteProcess.h"
 #include "DaemonProcess.h"
 #include "io/AzureBlobDeadLetterSink.h"
 
@@ -23,10 +24,8 @@ using namespace EventDesk::Testing;
 
 namespace {
 
-const QString Account = u"devstoreaccount1"_s;
-// Azurite's well-known development account key (public, documented by Microsoft).
-const QString AccountKey
-    = u"Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="_s;
+const QString Account = AzuriteAccount;
+const QString AccountKey = AzuriteAccountKey;
 const QString Container = u"deadletters"_s;
 
 quint16 freeLoopbackPort()
@@ -37,87 +36,30 @@ quint16 freeLoopbackPort()
     return server.serverPort();
 }
 
-// One azurite-blob process on a fixed loopback port and data folder; stop() and start() again
-// bring the same service (same port, same blobs) back.
+// The blob service of Azurite.
 class Azurite final
 {
 public:
-    Azurite(QString location, quint16 port)
-        : m_location(std::move(location))
-        , m_port(port)
+    Azurite(const QString &location, quint16 port)
+        : m_process(AzuriteProcess::Service::Blob, QString::fromUtf8(EVENTDESK_AZURITE_PATH),
+                    location, port)
     {
     }
-    ~Azurite() { stop(); }
-
-    bool start()
-    {
-        m_output.clear();
-        m_process.setProcessChannelMode(QProcess::MergedChannels);
-        QObject::connect(&m_process, &QProcess::readyRead, &m_process,
-                         [this] { m_output.append(m_process.readAll()); });
-        m_process.start(QString::fromUtf8(EVENTDESK_AZURITE_PATH),
-                        {u"--blobHost"_s, u"127.0.0.1"_s, u"--blobPort"_s, QString::number(m_port),
-                         u"--location"_s, m_location, u"--skipApiVersionCheck"_s,
-                         u"--disableTelemetry"_s});
-        if (!m_process.waitForStarted(30'000))
-            return false;
-        return QTest::qWaitFor(
-            [this] {
-                return m_output.contains("successfully listens")
-                    || m_process.state() == QProcess::NotRunning;
-            },
-            60'000)
-            && m_process.state() == QProcess::Running;
-    }
-
-    void stop()
-    {
-        if (m_process.state() == QProcess::NotRunning)
-            return;
-        m_process.terminate();
-        if (!m_process.waitForFinished(20'000)) {
-            m_process.kill();
-            m_process.waitForFinished(10'000);
-        }
-        QObject::disconnect(&m_process, &QProcess::readyRead, nullptr, nullptr);
-    }
-
-    QString output() const { return QString::fromUtf8(m_output); }
-    QString endpoint() const { return u"http://127.0.0.1:%1/%2"_s.arg(m_port).arg(Account); }
-    QString connectionString() const
-    {
-        return u"DefaultEndpointsProtocol=http;AccountName=%1;AccountKey=%2;BlobEndpoint=%3;"_s.arg(
-            Account, AccountKey, endpoint());
-    }
+    bool start() { return m_process.start(); }
+    void stop() { m_process.stop(); }
+    QString output() const { return m_process.output(); }
+    QString endpoint() const { return m_process.endpoint(); }
+    QString connectionString() const { return m_process.connectionString(); }
 
 private:
-    QString m_location;
-    quint16 m_port;
-    QProcess m_process;
-    QByteArray m_output;
+    AzuriteProcess m_process;
 };
 
-struct BlobToolResult
-{
-    bool ok = false;
-    QByteArray output;
-    QString error;
-};
+using BlobToolResult = NodeToolResult;
 
 BlobToolResult blobTool(const QStringList &arguments)
 {
-    QProcess node;
-    node.start(u"node"_s, QStringList{QString::fromUtf8(EVENTDESK_BLOBTOOL_PATH)} + arguments);
-    BlobToolResult result;
-    if (!node.waitForFinished(60'000)) {
-        result.error = u"node did not finish: "_s + node.errorString();
-        node.kill();
-        return result;
-    }
-    result.output = node.readAllStandardOutput();
-    result.error = QString::fromUtf8(node.readAllStandardError());
-    result.ok = node.exitStatus() == QProcess::NormalExit && node.exitCode() == 0;
-    return result;
+    return runNodeTool(QString::fromUtf8(EVENTDESK_BLOBTOOL_PATH), arguments);
 }
 
 // name -> content of every blob in the container (empty on an error, which is printed).
