@@ -6,10 +6,12 @@
 #include "../engine/Clock.h"
 #include "../engine/Engine.h"
 #include "PrometheusMetrics.h"
+#include "SharedAccessSignature.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QUrl>
 
 using namespace Qt::StringLiterals;
@@ -77,6 +79,7 @@ TopicEndpoint::TopicEndpoint(Engine *engine, KeyProvider keyProvider, QObject *p
     , m_engine(engine)
     , m_keyProvider(std::move(keyProvider))
     , m_receivers([engine] { return engine->clock()->nowMs(); })
+    , m_wallClock([] { return QDateTime::currentDateTimeUtc(); })
 {
     m_server.setHandler([this](const HttpRequest &request, const HttpReply &reply) { handle(request, reply); });
     m_server.setErrorBodyFactory([](int status, const QString &message) {
@@ -92,6 +95,11 @@ Expected<quint16> TopicEndpoint::listen(const QHostAddress &address, quint16 por
     if (bound)
         m_engine->setValidationBaseUrl(QUrl(u"http://%1:%2"_s.arg(urlHostFor(address)).arg(bound.value())));
     return bound;
+}
+
+void TopicEndpoint::setWallClock(WallClock wallClock)
+{
+    m_wallClock = std::move(wallClock);
 }
 
 quint16 TopicEndpoint::port() const
@@ -167,19 +175,8 @@ void TopicEndpoint::handlePublish(const QString &topicName, const HttpRequest &r
     }
     const QString expectedKey = m_keyProvider ? m_keyProvider(topicName) : QString();
     if (!expectedKey.isEmpty()) {
-        QByteArray presented = request.header("aeg-sas-key");
-        if (presented.isEmpty())
-            presented = request.query.queryItemValue(u"aeg-sas-key"_s, QUrl::FullyDecoded).toUtf8();
-        if (presented.isEmpty()) {
-            reply.respond(errorResponse(
-                401, u"Unauthorized"_s,
-                u"Topic '%1' requires an access key: send it in the aeg-sas-key header."_s.arg(topicName)));
-            return;
-        }
-        if (!keysEqual(presented, expectedKey.toUtf8())) {
-            reply.respond(errorResponse(
-                401, u"Unauthorized"_s,
-                u"The access key presented for topic '%1' is not valid."_s.arg(topicName)));
+        if (const Expected<void> authorized = authorize(topicName, expectedKey, request); !authorized) {
+            reply.respond(errorResponse(401, u"Unauthorized"_s, authorized.error()));
             return;
         }
     }
@@ -188,6 +185,50 @@ void TopicEndpoint::handlePublish(const QString &topicName, const HttpRequest &r
                            [reply, topicName](const PublishResult &result) {
                                reply.respond(publishResponse(topicName, result));
                            });
+}
+
+Expected<void> TopicEndpoint::authorize(const QString &topicName, const QString &expectedKey,
+                                        const HttpRequest &request) const
+{
+    // The key itself wins when a client sends both: it is the older and simpler credential, and
+    // a wrong key must not be rescued by a token.
+    QByteArray presentedKey = request.header("aeg-sas-key");
+    if (presentedKey.isEmpty())
+        presentedKey = request.query.queryItemValue(u"aeg-sas-key"_s, QUrl::FullyDecoded).toUtf8();
+    if (!presentedKey.isEmpty()) {
+        if (!keysEqual(presentedKey, expectedKey.toUtf8()))
+            return Error(u"The access key presented for topic '%1' is not valid."_s.arg(topicName));
+        return {};
+    }
+
+    // The SDKs send a SAS token in aeg-sas-token; Event Grid also documents the Authorization form.
+    QByteArray token = request.header("aeg-sas-token");
+    const QByteArray authorization = request.header("Authorization");
+    const qsizetype space = authorization.indexOf(' ');
+    const QByteArray scheme = space < 0 ? authorization : authorization.left(space);
+    const bool sasAuthorization = scheme.compare("SharedAccessSignature", Qt::CaseInsensitive) == 0;
+    if (token.isEmpty() && sasAuthorization)
+        token = authorization.mid(scheme.size()).trimmed();
+    if (!token.isEmpty() || sasAuthorization) {
+        const SharedAccessSignature::Verdict verdict
+            = SharedAccessSignature::check(token, topicName, expectedKey, m_wallClock());
+        if (verdict.isValid())
+            return {};
+        qCInfo(lcEndpoint) << "refused a SAS token for" << topicName << ":" << verdict.message;
+        return Error(verdict.message);
+    }
+
+    QString message = u"Topic '%1' requires an access key: send it in the aeg-sas-key header, or a "
+                      "SAS token signed with it in the aeg-sas-token header."_s.arg(topicName);
+    if (!authorization.isEmpty()) {
+        // Repeated only when it looks like a scheme's name, not like a credential sent bare.
+        static const QRegularExpression schemeName(uR"(^[A-Za-z][A-Za-z0-9-]{0,29}$)"_s);
+        const QString name = QString::fromLatin1(scheme);
+        message += schemeName.match(name).hasMatch()
+            ? u" (The Authorization scheme '%1' is not accepted here; 'SharedAccessSignature <token>' is.)"_s.arg(name)
+            : u" (The Authorization header is not 'SharedAccessSignature <token>'.)"_s;
+    }
+    return Error(message);
 }
 
 HttpResponse TopicEndpoint::publishResponse(const QString &topicName, const PublishResult &result)

@@ -4,6 +4,7 @@
 #include "HttpServer.h"
 #include "TestReceiverService.h"
 
+#include <QDateTime>
 #include <QHostAddress>
 #include <QObject>
 #include <QString>
@@ -16,9 +17,16 @@ class Engine;
 struct PublishResult;
 
 // EventDesk's HTTP endpoint (PRODUCT.md), on one address:
-//   POST /topics/<topic>/api/events[?api-version=...]   the publish API, with aeg-sas-key (header
-//        or query parameter) when the topic has an access key; 200 only after the events are
-//        committed; errors in Event Grid's shape {"error":{"code","message"}} (400/401/404/413)
+//   POST /topics/<topic>/api/events[?api-version=...]   the publish API; 200 only after the events
+//        are committed; errors in Event Grid's shape {"error":{"code","message"}} (400/401/404/413).
+//        A topic with an access key takes either credential of Event Grid's publish API:
+//          - the key itself, in the aeg-sas-key header or query parameter;
+//          - a shared access signature made with the key (SharedAccessSignature.h), in the
+//            aeg-sas-token header (what the SDKs' AzureSASCredential sends) or as
+//            "Authorization: SharedAccessSignature <token>". Its resource must name this topic's
+//            endpoint by path (host, port and query are not compared), and its expiry is checked
+//            against the wall clock.
+//        A 401 says which check failed; neither the key nor a signature is ever logged.
 //   ANY  /receivers/<name>                               the workspace's built-in test receivers
 //   GET  /validate/<topic>/<subscription>?code=...       the validation URL of a subscription
 //                                                        awaiting manual validation
@@ -32,8 +40,15 @@ public:
     // Returns the access key of a topic, or an empty string when the topic has none.
     using KeyProvider = std::function<QString(const QString &topicName)>;
 
+    // The wall-clock time a SAS token's expiry is compared with.
+    using WallClock = std::function<QDateTime()>;
+
     TopicEndpoint(Engine *engine, KeyProvider keyProvider, QObject *parent = nullptr);
     ~TopicEndpoint() override;
+
+    // A token's expiry is the wall-clock time its client wrote, so it is compared with the wall
+    // clock and not with the engine's clock, which --time-scale makes run faster. Tests replace it.
+    void setWallClock(WallClock wallClock);
 
     // Binds to address:port (port 0 picks a free one) and returns the port bound. Also tells the
     // engine the base of its validation URLs.
@@ -52,6 +67,10 @@ public:
 private:
     void handle(const HttpRequest &request, const HttpReply &reply);
     void handlePublish(const QString &topicName, const HttpRequest &request, const HttpReply &reply);
+    // Succeeds when the request carries a valid credential of the topic; the error says why not
+    // (a 401's message).
+    Expected<void> authorize(const QString &topicName, const QString &expectedKey,
+                             const HttpRequest &request) const;
     static HttpResponse publishResponse(const QString &topicName, const PublishResult &result);
     HttpResponse handleValidationUrl(const QString &topic, const QString &subscription,
                                      const HttpRequest &request);
@@ -60,6 +79,7 @@ private:
     KeyProvider m_keyProvider;
     HttpServer m_server;
     TestReceiverService m_receivers;
+    WallClock m_wallClock;
 };
 
 } // namespace EventDesk

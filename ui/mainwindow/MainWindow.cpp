@@ -8,6 +8,7 @@
 #include "deadletters/DeadLetterBrowser.h"
 #include "editor/SubscriptionEditor.h"
 #include "io/SecretCache.h"
+#include "io/SharedAccessSignature.h"
 #include "secrets/SecretStore.h"
 #include "io/TopicEndpoint.h"
 #include "io/WorkspaceFolder.h"
@@ -18,11 +19,14 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDir>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QHostAddress>
+#include <QInputDialog>
+#include <QLocale>
 #include <QMenu>
 #include <QMessageBox>
 #include <QSettings>
@@ -151,6 +155,7 @@ void MainWindow::connectActions()
         });
     });
     on(Command::TopicAccessKey, &MainWindow::editTopicAccessKey);
+    on(Command::CopySasToken, &MainWindow::copySasToken);
     on(Command::StorageAccountKey, &MainWindow::editStorageAccountKey);
     on(Command::About, [this] {
         QMessageBox::about(this, tr("About EventDesk"),
@@ -618,7 +623,8 @@ void MainWindow::editTopicAccessKey()
     QString key = m_secrets.cache()->value(SecretKeys::topicAccessKey(topic));
     if (!m_secrets.askForSecret(
             this, tr("Access Key of %1").arg(topic),
-            tr("Publishers must send this key in the aeg-sas-key header (or query parameter).\n"
+            tr("Publishers must send this key in the aeg-sas-key header (or query parameter), or a "
+               "SAS token made with it (Copy SAS Token…).\n"
                "Leave it empty to accept publishes without a key."),
             key))
         return;
@@ -633,6 +639,45 @@ void MainWindow::editTopicAccessKey()
                                                          : tr("Topic %1 now requires its access key").arg(topic),
                                            5000);
     });
+}
+
+void MainWindow::copySasToken()
+{
+    const QString topic = selectedTopic();
+    if (topic.isEmpty())
+        return;
+    // The key the topic endpoint checks, wherever it comes from (keychain or environment).
+    const QString key = m_secrets.cache()->topicAccessKey(topic);
+    if (key.isEmpty()) {
+        QMessageBox::information(this, tr("No access key"),
+                                 tr("Topic %1 has no access key: publishers need no token. Set a key "
+                                    "with Topic Access Key… first.")
+                                     .arg(topic));
+        return;
+    }
+    if (SharedAccessSignature::signingKey(key).isEmpty()) {
+        QMessageBox::warning(this, tr("Key not usable for tokens"),
+                             tr("The access key of topic %1 is not base64, so no SAS token can be "
+                                "signed with it. Publishers can still send the key itself.")
+                                 .arg(topic));
+        return;
+    }
+    QInputDialog dialog(this);
+    dialog.setObjectName(u"sasTokenDialog"_s);
+    dialog.setWindowTitle(tr("SAS Token for %1").arg(topic));
+    dialog.setInputMode(QInputDialog::IntInput);
+    dialog.setLabelText(tr("Publishers send the token in the aeg-sas-token header instead of the "
+                           "topic's key.\nIt is copied to the clipboard.\n\nValid for (hours):"));
+    dialog.setIntRange(1, 24 * 365);
+    dialog.setIntValue(1);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const QDateTime expiresOn = QDateTime::currentDateTimeUtc().addSecs(qint64(dialog.intValue()) * 3600);
+    const QString endpoint = m_host.listenUrl() + u"/topics/"_s + topic + u"/api/events"_s;
+    QApplication::clipboard()->setText(QString::fromLatin1(SharedAccessSignature::generate(endpoint, expiresOn, key)));
+    statusBar()->showMessage(tr("Copied a SAS token for %1, valid until %2")
+                                 .arg(topic, QLocale().toString(expiresOn.toLocalTime(), QLocale::ShortFormat)),
+                             10000);
 }
 
 void MainWindow::editStorageAccountKey()

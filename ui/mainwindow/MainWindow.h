@@ -79,7 +79,8 @@ public:
     void useSecretStore(std::unique_ptr<SecretStore> store);
     SecretStore *activeSecretStore() const;
 
-    // Stores a topic's access key (publishers must then send it as aeg-sas-key) or a storage
+    // Stores a topic's access key (publishers must then send it as aeg-sas-key, or a SAS token made
+    // with it) or a storage
     // account's key in the secret store; an empty key removes the topic's key. done gets the
     // error, if any.
     void setTopicAccessKey(const QString &topic, const QString &key,
@@ -114,6 +115,7 @@ private:
     void apply(const std::optional<WorkspaceChange> &change);
     void updateSecretsStatus();
     void editTopicAccessKey();
+    void copySasToken();
     void editStorageAccountKey();
 
     Options m_options;

@@ -65,7 +65,12 @@ MainWindowActions::MainWindowActions(QObject *parent)
 
     QAction *topicAccessKey = add(TopicAccessKey, u"dialog-password"_s, tr("Topic &Access Key…"));
     topicAccessKey->setToolTip(
-        tr("Require publishers of this topic to send an access key (aeg-sas-key)"));
+        tr("Require publishers of this topic to send an access key (aeg-sas-key) or a SAS token "
+           "made with it"));
+
+    QAction *copySasToken = add(CopySasToken, u"edit-copy"_s, tr("Copy SAS &Token…"));
+    copySasToken->setToolTip(tr("Copy a shared access signature for publishing to this topic "
+                                "(aeg-sas-token): a credential that expires, instead of the key"));
 
     QAction *storageAccountKey
         = add(StorageAccountKey, u"dialog-password"_s, tr("Storage Account &Key…"));
@@ -95,6 +100,7 @@ void MainWindowActions::update(const State &state)
     action(ShowDeadLetters)->setEnabled(running && state.subscriptionSelected);
     action(Revalidate)->setEnabled(running && state.subscriptionSelected);
     action(TopicAccessKey)->setEnabled(running && state.topicSelected);
+    action(CopySasToken)->setEnabled(running && state.topicSelected);
     action(StorageAccountKey)->setEnabled(running && state.deadLettersToAzure);
     action(SendTestEvent)->setEnabled(running && state.workspaceHasTopics);
     action(ImportSubscriptions)->setEnabled(running && state.topicSelected);
@@ -135,6 +141,7 @@ void MainWindowActions::addMenusAndToolBar(QMainWindow *window, QTabWidget *tabs
     workspace->addAction(action(Revalidate));
     workspace->addSeparator();
     workspace->addAction(action(TopicAccessKey));
+    workspace->addAction(action(CopySasToken));
     workspace->addAction(action(StorageAccountKey));
     workspace->addAction(action(SecretStorage));
 
@@ -183,6 +190,7 @@ void MainWindowActions::fillTreeMenu(QMenu &menu, TreeItem item) const
     menu.addAction(action(Delete));
     menu.addSeparator();
     menu.addAction(action(TopicAccessKey));
+    menu.addAction(action(CopySasToken));
     menu.addAction(action(ExportSubscriptions));
     menu.addAction(action(ImportSubscriptions));
 }

@@ -45,6 +45,7 @@ public:
         ShowDeadLetters,
         Revalidate,
         TopicAccessKey,
+        CopySasToken,
         StorageAccountKey,
         SecretStorage,
         About,

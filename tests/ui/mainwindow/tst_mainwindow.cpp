@@ -7,13 +7,17 @@
 #include "mainwindow/MainWindow.h"
 #include "mainwindow/WorkspaceTreeModel.h"
 #include "secrets/SecretStore.h"
+#include "io/SharedAccessSignature.h"
 #include "io/TestReceiverService.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QClipboard>
+#include <QDir>
 #include <QFile>
 #include <QIcon>
 #include <QImage>
+#include <QInputDialog>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -23,6 +27,7 @@
 #include <QNetworkReply>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTcpServer>
 #include <QTemporaryDir>
@@ -146,6 +151,7 @@ private Q_SLOTS:
     void treeShowsProvisioningState();
     void treeShowsWaitingEndpointAndHeldEvents();
     void topicAccessKeyRequiredAfterSettingIt();
+    void copiedSasTokenPublishes();
 };
 
 void tst_MainWindow::initTestCase()
@@ -419,6 +425,66 @@ void tst_MainWindow::topicAccessKeyRequiredAfterSettingIt()
     const QByteArray saved = file.readAll();
     QVERIFY(saved.contains("topic/orders/key"));
     QVERIFY(!saved.contains("k3y-for-orders"));
+}
+
+// Workspace ▸ Copy SAS Token…: a token for the selected topic, valid for the hours chosen, signed
+// with the topic's key, on the clipboard; the endpoint takes it in aeg-sas-token.
+void tst_MainWindow::copiedSasTokenPublishes()
+{
+    Fixture fixture;
+    Ui::MainWindow &window = *fixture.window;
+    window.useSecretStore(std::make_unique<MemorySecretStore>(MemorySecretStore::Usage::ThisRunOnly));
+    QTRY_VERIFY_WITH_TIMEOUT(window.engineHost()->isRunning(), 20000);
+    const QString key = u"c2VjcmV0LWtleS1mb3Itb3JkZXJzLTEyMzQ1Njc4OTA="_s;
+    bool done = false;
+    QString error;
+    window.setTopicAccessKey(u"orders"_s, key, [&](const Expected<void> &result) {
+        done = true;
+        error = result.error();
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(done, 10000);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+
+    window.treeView()->setCurrentIndex(window.treeModel()->topicIndex(u"orders"_s));
+    QAction *copy = findAction(window, u"Copy SAS &Token…"_s);
+    QVERIFY(copy);
+    QVERIFY(copy->isEnabled());
+    QApplication::clipboard()->clear();
+    bool answered = false;
+    QTimer::singleShot(0, &window, [&] {
+        auto *dialog = window.findChild<QInputDialog *>(u"sasTokenDialog"_s);
+        if (!dialog)
+            return;
+        dialog->setIntValue(2);
+        QDir().mkpath(u"/tmp/eventdesk-shots"_s);
+        dialog->grab().save(u"/tmp/eventdesk-shots/sas-token-dialog.png"_s);
+        answered = true;
+        dialog->accept();
+    });
+    copy->trigger();
+    QVERIFY2(answered, "the dialog asking how long the token is valid did not open");
+
+    const QByteArray token = QApplication::clipboard()->text().toLatin1();
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    const auto verdict = SharedAccessSignature::check(token, u"orders"_s, key, now);
+    QVERIFY2(verdict.isValid(), qPrintable(verdict.message));
+    const auto parsed = SharedAccessSignature::parse(token);
+    QVERIFY(parsed);
+    QVERIFY(parsed->expiresOn() > now.addSecs(3600)); // two hours were chosen
+    QVERIFY(parsed->expiresOn() <= now.addSecs(2 * 3600));
+    QVERIFY2(window.statusBar()->currentMessage().startsWith(u"Copied a SAS token for orders"_s),
+             qPrintable(window.statusBar()->currentMessage()));
+    window.grab().save(u"/tmp/eventdesk-shots/sas-token-copied.png"_s);
+
+    QNetworkAccessManager network;
+    QNetworkRequest request(QUrl(window.engineHost()->listenUrl() + u"/topics/orders/api/events"_s));
+    request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json"_ba);
+    request.setRawHeader("aeg-sas-token", token);
+    QNetworkReply *reply = network.post(request, oneEvent(u"sas-1"_s));
+    QSignalSpy finished(reply, &QNetworkReply::finished);
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 200);
+    reply->deleteLater();
 }
 
 QTEST_MAIN(tst_MainWindow)

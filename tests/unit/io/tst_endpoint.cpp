@@ -2,7 +2,8 @@
 // clock: webhook endpoint validation as Event Grid does it when a subscription is created
 // (SubscriptionValidationEvent for Event Grid schema, the CloudEvents OPTIONS abuse-protection
 // handshake), the validation URL, deliveries waiting until validation succeeds, the built-in
-// test receivers provoking SPEC §7 outcomes, and GET /metrics.
+// test receivers provoking SPEC §7 outcomes, GET /metrics, and publishing with a shared access
+// signature instead of the topic's key.
 
 #include "DeadLetterFiles.h"
 #include "LoopbackPort.h"
@@ -11,11 +12,13 @@
 #include "engine/Engine.h"
 #include "io/DeadLetterSink.h"
 #include "io/ProvisioningFile.h"
+#include "io/SharedAccessSignature.h"
 #include "io/TopicEndpoint.h"
 #include "io/WorkspaceFolder.h"
 #include "store/SqliteDeliveryStore.h"
 
 #include <QDeadlineTimer>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -25,6 +28,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
+#include <QTimeZone>
 #include <QTimer>
 #include <QUrlQuery>
 
@@ -101,7 +105,9 @@ public:
         engine->setProvisioningStore(&m_provisioning);
         QObject::connect(engine.get(), &Engine::attemptLogged, engine.get(),
                          [this](const AttemptLogEntry &entry) { attempts.append(entry); });
-        endpoint = std::make_unique<TopicEndpoint>(engine.get(), [](const QString &) { return QString(); });
+        endpoint = std::make_unique<TopicEndpoint>(
+            engine.get(), [this](const QString &topic) { return topicKeys.value(topic.toLower()); });
+        endpoint->setWallClock([this] { return wallClock; });
         auto bound = endpoint->listen(QHostAddress::LocalHost, port);
         if (!bound) {
             qWarning("%s", qPrintable(bound.error()));
@@ -145,10 +151,13 @@ public:
 
     HttpAnswer get(const QUrl &url) { return send(network.get(QNetworkRequest(url))); }
 
-    HttpAnswer publish(const QString &topic, const QByteArray &body, const QByteArray &contentType)
+    HttpAnswer publish(const QString &topic, const QByteArray &body, const QByteArray &contentType,
+                       const HttpHeaders &headers = {})
     {
         QNetworkRequest request(url(u"/topics/%1/api/events"_s.arg(topic)));
         request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
+        for (const auto &[name, value] : headers)
+            request.setRawHeader(name, value);
         return send(network.post(request, body));
     }
 
@@ -196,6 +205,8 @@ public:
     SqliteDeliveryStore &store() { return m_store; }
 
     ManualClock clock{T0};
+    QHash<QString, QString> topicKeys; // lower-case topic name -> access key
+    QDateTime wallClock = QDateTime::currentDateTimeUtc(); // what SAS token expiries are compared with
     QNetworkAccessManager network;
     std::unique_ptr<Engine> engine;
     std::unique_ptr<TopicEndpoint> endpoint;
@@ -294,6 +305,13 @@ qsizetype waitForStoredDeliveries(SqliteDeliveryStore &store, qsizetype count)
     return stored;
 }
 
+const QString TopicKey = u"c2VjcmV0LWtleS1mb3Itb3JkZXJzLTEyMzQ1Njc4OTA="_s;
+
+QString errorMessageOf(const HttpAnswer &answer)
+{
+    return QJsonDocument::fromJson(answer.body)[u"error"_s][u"message"_s].toString();
+}
+
 const QJsonObject AnsweringReceiver{{u"name"_s, u"answer"_s}, {u"status"_s, 200}};
 const QJsonObject IgnoringReceiver{{u"name"_s, u"ignore"_s}, {u"status"_s, 200}, {u"validation"_s, u"ignore"_s}};
 const QJsonObject RefusingReceiver{{u"name"_s, u"refuse"_s}, {u"status"_s, 200}, {u"validation"_s, u"refuse"_s}};
@@ -328,6 +346,9 @@ private Q_SLOTS:
     void workspaceChangedWhileParsing_requestTakenAgain();
     void largePublish_subscriptionDeletedWhileStored_itsDeliveriesDropped();
     void largePublish_engineStoppedWhileStoring_deliveriesStayInStore();
+    void sasToken_inEitherHeader_publishes();
+    void sasToken_refused_401SaysWhichCheckFailed_data();
+    void sasToken_refused_401SaysWhichCheckFailed();
 };
 
 // Event Grid schema: SubscriptionValidationEvent, aeg-event-type: SubscriptionValidation, and
@@ -881,6 +902,97 @@ void EndpointTest::largePublish_engineStoppedWhileStoring_deliveriesStayInStore(
     QCOMPARE(pending->size(), 200);
     for (const DeliveryRecord &record : pending.value())
         QCOMPARE(record.state, DeliveryState::Pending);
+}
+
+// PRODUCT "Topic endpoint": a topic with a key also takes a shared access signature made with
+// it, in the aeg-sas-token header (what the SDKs send) or as Authorization: SharedAccessSignature.
+void EndpointTest::sasToken_inEitherHeader_publishes()
+{
+    Harness harness({{u"orders"_s, u"sub-plain"_s, u"answer"_s, u"EventGridSchema"_s, false}}, {AnsweringReceiver});
+    harness.topicKeys.insert(u"orders"_s, TopicKey);
+    harness.wallClock = QDateTime(QDate(2030, 1, 1), QTime(0, 0), QTimeZone::utc());
+    QVERIFY(harness.start());
+    const QDateTime expiry = harness.wallClock.addSecs(3600);
+    const QString endpoint = harness.url(u"/topics/orders/api/events"_s).toString();
+    const QByteArray token = SharedAccessSignature::generate(endpoint + u"?apiVersion=2018-01-01"_s, expiry, TopicKey);
+
+    const QList<HttpHeaders> credentials{
+        {{"aeg-sas-token", token}},
+        {{"Authorization", "SharedAccessSignature " + token}},
+        {{"Authorization", "sharedaccesssignature  " + token}},
+        // Signed for the name the client used; the endpoint answers under it as well.
+        {{"aeg-sas-token", SharedAccessSignature::generate(
+                               u"http://localhost:%1/topics/orders/api/events"_s.arg(harness.port), expiry, TopicKey)}},
+    };
+    for (qsizetype i = 0; i < credentials.size(); ++i) {
+        const HttpAnswer answer = harness.publish(u"orders"_s, eventGridEvents(u"sas-%1"_s.arg(i)),
+                                                  "application/json", credentials.at(i));
+        QVERIFY2(answer.status == 200, qPrintable(u"credential %1: %2 %3"_s.arg(i).arg(answer.status).arg(
+                                           QString::fromUtf8(answer.body))));
+    }
+    QCOMPARE(harness.published(u"orders"_s), quint64(credentials.size()));
+    QTRY_COMPARE_WITH_TIMEOUT(harness.subscription(u"sub-plain"_s).delivered, quint64(credentials.size()), WaitMs);
+}
+
+void EndpointTest::sasToken_refused_401SaysWhichCheckFailed_data()
+{
+    QTest::addColumn<HttpHeaders>("headers");
+    QTest::addColumn<QString>("expected");
+    const QDateTime now(QDate(2030, 1, 1), QTime(0, 0), QTimeZone::utc());
+    const QString endpoint = u"http://127.0.0.1:7000/topics/orders/api/events"_s;
+    const QByteArray valid = SharedAccessSignature::generate(endpoint, now.addSecs(3600), TopicKey);
+    const qsizetype signatureAt = valid.indexOf("&s=") + 3;
+    QByteArray signature = QByteArray::fromBase64(QByteArray::fromPercentEncoding(valid.mid(signatureAt)));
+    signature[0] = char(signature.at(0) ^ 1);
+    const QByteArray forged = valid.left(signatureAt) + QUrl::toPercentEncoding(QString::fromLatin1(signature.toBase64()));
+
+    QTest::newRow("no credential") << HttpHeaders{} << u"requires an access key"_s;
+    // Engine time (T0, 2023) is long before the expiry: the wall clock (2030) is what counts.
+    QTest::newRow("expired") << HttpHeaders{{"aeg-sas-token", SharedAccessSignature::generate(
+                                                                  endpoint, now.addSecs(-3600), TopicKey)}}
+                             << u"The SAS token expired at 2029-12-31T23:00:00Z"_s;
+    QTest::newRow("forged signature") << HttpHeaders{{"aeg-sas-token", forged}} << u"signature does not match"_s;
+    QTest::newRow("signed with another key")
+        << HttpHeaders{{"aeg-sas-token", SharedAccessSignature::generate(endpoint, now.addSecs(3600), u"b3RoZXI="_s)}}
+        << u"signature does not match"_s;
+    QTest::newRow("another topic's resource")
+        << HttpHeaders{{"aeg-sas-token", SharedAccessSignature::generate(u"http://127.0.0.1:7000/topics/cloud/api/events"_s,
+                                                                         now.addSecs(3600), TopicKey)}}
+        << u"does not name topic 'orders'"_s;
+    QTest::newRow("malformed") << HttpHeaders{{"aeg-sas-token", "r=x&e=y"}} << u"The SAS token is malformed: "_s;
+    QTest::newRow("malformed, Authorization")
+        << HttpHeaders{{"Authorization", "SharedAccessSignature e=1%2F2%2F2030%203%3A04%3A05%20PM"}}
+        << u"has no 'r' (resource) part"_s;
+    QTest::newRow("Authorization without a token") << HttpHeaders{{"Authorization", "SharedAccessSignature"}}
+                                                   << u"The SAS token is malformed: the token is empty."_s;
+    QTest::newRow("a bare credential in Authorization") << HttpHeaders{{"Authorization", TopicKey.toLatin1()}}
+                                                        << u"The Authorization header is not"_s;
+    QTest::newRow("another Authorization scheme") << HttpHeaders{{"Authorization", "Bearer eyJ0eXAi"}}
+                                                  << u"Authorization scheme 'Bearer' is not accepted"_s;
+    QTest::newRow("a wrong key is not rescued by a token")
+        << HttpHeaders{{"aeg-sas-key", "wrong"}, {"aeg-sas-token", valid}}
+        << u"The access key presented for topic 'orders' is not valid."_s;
+}
+
+void EndpointTest::sasToken_refused_401SaysWhichCheckFailed()
+{
+    QFETCH(HttpHeaders, headers);
+    QFETCH(QString, expected);
+    Harness harness({{u"orders"_s, u"sub-plain"_s, u"answer"_s, u"EventGridSchema"_s, false}}, {AnsweringReceiver});
+    harness.topicKeys.insert(u"orders"_s, TopicKey);
+    harness.wallClock = QDateTime(QDate(2030, 1, 1), QTime(0, 0), QTimeZone::utc());
+    QVERIFY(harness.start());
+
+    const HttpAnswer answer = harness.publish(u"orders"_s, eventGridEvents(u"refused"_s), "application/json", headers);
+    QCOMPARE(answer.status, 401);
+    QCOMPARE(QJsonDocument::fromJson(answer.body)[u"error"_s][u"code"_s].toString(), u"Unauthorized"_s);
+    QVERIFY2(errorMessageOf(answer).contains(expected), answer.body.constData());
+    QVERIFY(!answer.body.contains(TopicKey.toLatin1()));
+    for (const auto &[name, value] : headers) {
+        if (const qsizetype at = value.indexOf("&s="); at >= 0)
+            QVERIFY2(!answer.body.contains(value.mid(at + 3)), "the 401 repeats the signature");
+    }
+    QCOMPARE(harness.published(u"orders"_s), quint64(0));
 }
 
 QTEST_GUILESS_MAIN(EndpointTest)
