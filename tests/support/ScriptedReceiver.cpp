@@ -221,9 +221,11 @@ QSet<QString> ScriptedReceiver::receivedEventIds() const
     return ids;
 }
 
-ReceiverAction ScriptedReceiver::nextAction()
+ReceiverAction ScriptedReceiver::nextAction(const ReceivedRequest &request)
 {
-    return m_script.isEmpty() ? m_defaultAction : m_script.takeFirst();
+    if (!m_script.isEmpty())
+        return m_script.takeFirst();
+    return m_responder ? m_responder(request) : m_defaultAction;
 }
 
 void ScriptedReceiver::onNewConnection()
@@ -322,7 +324,7 @@ void ScriptedReceiver::processBuffered(QTcpSocket *socket)
 
         // The action is taken before the signal, so that a slot changing the script affects the
         // next request, not this one.
-        const Action action = nextAction();
+        const Action action = nextAction(request);
         const QPointer<QTcpSocket> guard(socket);
         Q_EMIT requestReceived(index);
         if (!guard || !m_connections.contains(socket))
@@ -350,7 +352,7 @@ void ScriptedReceiver::perform(QTcpSocket *socket, qsizetype requestIndex, bool 
             });
             return;
         }
-        answer(socket, requestIndex, closeAfter, action.status);
+        answer(socket, requestIndex, closeAfter, action.status, action.headers, action.body);
         return;
     }
 }

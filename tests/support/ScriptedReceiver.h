@@ -12,6 +12,8 @@
 #include <QString>
 #include <QUrl>
 
+#include <functional>
+
 class QTcpServer;
 class QTcpSocket;
 
@@ -44,11 +46,19 @@ struct ReceiverAction
     Kind kind = Kind::Respond;
     int status = 200;
     int delayMs = 0;
+    QByteArray headers; // extra response header lines, each ending in "\r\n"
+    QByteArray body;
 
-    static ReceiverAction respond(int status) { return {Kind::Respond, status, 0}; }
-    static ReceiverAction respondAfter(int delayMs, int status) { return {Kind::Respond, status, delayMs}; }
-    static ReceiverAction close() { return {Kind::Close, 0, 0}; }
-    static ReceiverAction hang() { return {Kind::Hang, 0, 0}; }
+    static ReceiverAction respond(int status) { return {Kind::Respond, status, 0, {}, {}}; }
+    static ReceiverAction respondAfter(int delayMs, int status) { return {Kind::Respond, status, delayMs, {}, {}}; }
+    // An answer with a body (and header lines), as Azure services answer failures.
+    static ReceiverAction respondWith(int status, const QByteArray &body,
+                                      const QByteArray &headers = {})
+    {
+        return {Kind::Respond, status, 0, headers, body};
+    }
+    static ReceiverAction close() { return {Kind::Close, 0, 0, {}, {}}; }
+    static ReceiverAction hang() { return {Kind::Hang, 0, 0, {}, {}}; }
 };
 
 // A small raw HTTP/1.1 server on loopback for integration tests. Every request is recorded and
@@ -81,6 +91,12 @@ public:
     void enqueue(const Action &action);
     void setScript(const QList<Action> &actions); // replaces the queue
     void setDefaultAction(const Action &action);
+    // Decides the action of every request that the script does not (it takes precedence over
+    // the default action): for receivers that answer by what was asked, like a Functions host.
+    void setResponder(std::function<Action(const ReceivedRequest &)> responder)
+    {
+        m_responder = std::move(responder);
+    }
     void setAnswersValidation(bool answers) { m_answersValidation = answers; }
 
     // Deliveries (everything but answered validation requests), in arrival order.
@@ -109,12 +125,13 @@ private:
                 const QByteArray &extraHeaders = {}, const QByteArray &body = {});
     bool answerValidation(QTcpSocket *socket, const ReceivedRequest &request, bool closeAfter);
     void dropConnection(QTcpSocket *socket);
-    Action nextAction();
+    Action nextAction(const ReceivedRequest &request);
 
     QTcpServer *m_server = nullptr;
     QHash<QTcpSocket *, Connection *> m_connections;
     QList<Action> m_script;
     Action m_defaultAction = Action::respond(200);
+    std::function<Action(const ReceivedRequest &)> m_responder;
     QList<ReceivedRequest> m_requests;
     QList<ReceivedRequest> m_validationRequests;
     bool m_answersValidation = true;
