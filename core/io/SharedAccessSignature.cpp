@@ -1,5 +1,6 @@
 #include "SharedAccessSignature.h"
 
+#include "../ConstantTime.h"
 #include "../UtcTime.h"
 
 #include <QCryptographicHash>
@@ -20,17 +21,6 @@ constexpr qsizetype HmacBytes = 32; // SHA-256
 QByteArray hmacSha256(const QByteArray &message, const QByteArray &key)
 {
     return QMessageAuthenticationCode::hash(message, key, QCryptographicHash::Sha256);
-}
-
-// Compares without leaking through timing where two signatures differ.
-bool bytesEqual(const QByteArray &a, const QByteArray &b)
-{
-    if (a.size() != b.size())
-        return false;
-    unsigned char difference = 0;
-    for (qsizetype i = 0; i < a.size(); ++i)
-        difference |= static_cast<unsigned char>(a.at(i) ^ b.at(i));
-    return difference == 0;
 }
 
 // As JavaScript's encodeURIComponent, which the SDK uses: everything but A-Z a-z 0-9 - _ . ! ~ * '
@@ -178,7 +168,7 @@ SharedAccessSignature::Verdict SharedAccessSignature::verify(const QString &topi
             u"The access key of topic '%1' is not base64, so no SAS token can be signed with it: "
             "send the key in the aeg-sas-key header instead."_s.arg(topicName)};
     }
-    if (!bytesEqual(hmacSha256(m_signedText, key), m_signature)) {
+    if (!constantTimeEquals(hmacSha256(m_signedText, key), m_signature)) {
         return {Problem::SignatureMismatch,
                 u"The SAS token's signature does not match: it was not signed with the access key "
                 "of topic '%1', or its r or e part was changed after signing."_s.arg(topicName)};

@@ -2,6 +2,7 @@
 
 #include <QTcpServer>
 
+#include "../ConstantTime.h"
 #include "../Logging.h"
 #include "../engine/Clock.h"
 #include "../engine/Engine.h"
@@ -47,17 +48,6 @@ QString errorCodeFor(int status)
     default:
         return QString::fromLatin1(HttpServer::reasonPhrase(status)).remove(u' ');
     }
-}
-
-// Compares keys without leaking where they differ through timing.
-bool keysEqual(const QByteArray &a, const QByteArray &b)
-{
-    if (a.size() != b.size())
-        return false;
-    unsigned char difference = 0;
-    for (qsizetype i = 0; i < a.size(); ++i)
-        difference |= static_cast<unsigned char>(a.at(i) ^ b.at(i));
-    return difference == 0;
 }
 
 // The address a validation URL names: a wildcard listen address is reached through loopback.
@@ -196,7 +186,7 @@ Expected<void> TopicEndpoint::authorize(const QString &topicName, const QString 
     if (presentedKey.isEmpty())
         presentedKey = request.query.queryItemValue(u"aeg-sas-key"_s, QUrl::FullyDecoded).toUtf8();
     if (!presentedKey.isEmpty()) {
-        if (!keysEqual(presentedKey, expectedKey.toUtf8()))
+        if (!constantTimeEquals(presentedKey, expectedKey.toUtf8()))
             return Error(u"The access key presented for topic '%1' is not valid."_s.arg(topicName));
         return {};
     }
