@@ -4,6 +4,7 @@
 #include "LimitSpinBox.h"
 #include "RetryTimelineView.h"
 #include "SubscriptionEditor.h"
+#include "WidgetInput.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -25,6 +26,8 @@
 using namespace Qt::StringLiterals;
 using namespace EventDesk;
 using namespace EventDesk::Ui;
+using EventDesk::Testing::child;
+using EventDesk::Testing::retype;
 
 namespace {
 
@@ -101,25 +104,6 @@ EventSubscription realisticSubscription()
     subscription.deadLetterDestination.resourceId = u"local"_s;
     subscription.deadLetterDestination.blobContainerName = u"deadletters"_s;
     return subscription;
-}
-
-template<typename T> T *child(QWidget *parent, const QString &name)
-{
-    T *widget = parent->findChild<T *>(name);
-    if (!widget)
-        qFatal("missing child widget %s", qPrintable(name));
-    return widget;
-}
-
-// Replaces the text of a line edit or spin box the way a user does: select all, type.
-void retype(QWidget *widget, const QString &text)
-{
-    widget->setFocus();
-    QTest::keyClick(widget, Qt::Key_A, Qt::ControlModifier);
-    if (text.isEmpty())
-        QTest::keyClick(widget, Qt::Key_Delete);
-    else
-        QTest::keyClicks(widget, text);
 }
 
 QStringList listRows(QTreeWidget *list)
