@@ -1,5 +1,6 @@
 #include "Format.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 
 #include <algorithm>
@@ -31,6 +32,25 @@ QString formatDuration(qint64 ms)
     if (seconds && !days && !hours)
         parts << u"%1 s"_s.arg(seconds);
     return parts.isEmpty() ? u"0 s"_s : parts.join(u' ');
+}
+
+QString destinationTypeDisplayName(DestinationType type)
+{
+    switch (type) {
+    case DestinationType::WebHook:
+        return QCoreApplication::translate("Format", "Web Hook");
+    case DestinationType::AzureFunction:
+        return QCoreApplication::translate("Format", "Azure Function");
+    case DestinationType::StorageQueue:
+        return QCoreApplication::translate("Format", "Storage Queue");
+    case DestinationType::ServiceBusQueue:
+        return QCoreApplication::translate("Format", "Service Bus Queue");
+    case DestinationType::ServiceBusTopic:
+        return QCoreApplication::translate("Format", "Service Bus Topic");
+    case DestinationType::EventHub:
+        return QCoreApplication::translate("Format", "Event Hubs");
+    }
+    return {};
 }
 
 QString formatTime(qint64 msSinceEpoch)

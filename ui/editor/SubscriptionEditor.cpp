@@ -211,7 +211,7 @@ void SubscriptionEditor::revalidate()
 
     m_filters->updateCounts();
     m_headers->updateCounts();
-    m_retry->updateTimeline(m_deadLetter->hasDestination());
+    m_retry->updateTimeline(m_deadLetter->hasDestination(), current.destination.type);
     updateSaveState();
     if (wasValid != m_errors.isEmpty())
         Q_EMIT validityChanged(m_errors.isEmpty());
