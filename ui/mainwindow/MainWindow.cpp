@@ -53,6 +53,8 @@ MainWindow::MainWindow(Options options, QWidget *parent)
 
     connect(&m_secrets, &WorkspaceSecrets::statusChanged, this, &MainWindow::updateSecretsStatus);
     connect(&m_secrets, &WorkspaceSecrets::storeChanged, this, [this] {
+        // The editor says whether the destination's credential is in the store now in use.
+        m_editor->setCredentialAccess(&m_secrets);
         if (!m_workspaceDirectory.isEmpty())
             openWorkspace(m_workspaceDirectory);
     });
@@ -189,6 +191,7 @@ void MainWindow::createViews()
 
     m_dashboard = new DashboardView;
     m_editor = new SubscriptionEditor;
+    m_editor->setCredentialAccess(&m_secrets);
     m_log = new DeliveryLogView;
     m_deadLetters = new DeadLetterBrowser(&m_host);
 

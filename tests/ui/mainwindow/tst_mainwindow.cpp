@@ -8,9 +8,15 @@
 #include "mainwindow/WorkspaceTreeModel.h"
 #include "secrets/SecretStore.h"
 #include "io/TestReceiverService.h"
+#include "WidgetInput.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
 #include <QFile>
 #include <QIcon>
 #include <QImage>
@@ -26,11 +32,13 @@
 #include <QTabWidget>
 #include <QTcpServer>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QTreeView>
 #include <QtTest>
 
 using namespace Qt::StringLiterals;
 using namespace EventDesk;
+using EventDesk::Testing::retype;
 
 namespace {
 
@@ -146,6 +154,7 @@ private Q_SLOTS:
     void treeShowsProvisioningState();
     void treeShowsWaitingEndpointAndHeldEvents();
     void topicAccessKeyRequiredAfterSettingIt();
+    void destinationCredentialGoesToSecretStoreNotWorkspace();
 };
 
 void tst_MainWindow::initTestCase()
@@ -419,6 +428,75 @@ void tst_MainWindow::topicAccessKeyRequiredAfterSettingIt()
     const QByteArray saved = file.readAll();
     QVERIFY(saved.contains("topic/orders/key"));
     QVERIFY(!saved.contains("k3y-for-orders"));
+}
+
+// A storage queue destination made in the editor: its account key is asked for in the secret
+// dialog, checked, kept in the secret store (the opt-in memory store standing in for the
+// keychain) and never written to workspace.json.
+void tst_MainWindow::destinationCredentialGoesToSecretStoreNotWorkspace()
+{
+    Fixture fixture;
+    Ui::MainWindow &window = *fixture.window;
+    window.useSecretStore(
+        std::make_unique<MemorySecretStore>(MemorySecretStore::Usage::ThisRunOnly));
+    QTRY_VERIFY_WITH_TIMEOUT(window.engineHost()->isRunning(), 20000);
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    window.selectSubscription(u"orders"_s, u"ok-sub"_s);
+    Ui::SubscriptionEditor *editor = window.editor();
+    auto *type = Testing::child<QComboBox>(editor, u"destinationTypeCombo"_s);
+    type->setCurrentIndex(type->findData(int(DestinationType::StorageQueue)));
+    retype(Testing::child<QLineEdit>(editor, u"resourceNameEdit"_s), u"devstoreaccount1"_s);
+    retype(Testing::child<QLineEdit>(editor, u"queueNameEdit"_s), u"orders"_s);
+    auto *status = Testing::child<QLabel>(editor, u"credentialStatus"_s);
+    auto *button = Testing::child<QPushButton>(editor, u"credentialButton"_s);
+    QTRY_VERIFY2(status->text().startsWith(u"⚠ Not stored yet"_s), qPrintable(status->text()));
+
+    const QString key = u"Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq=="_s;
+    bool answered = false;
+    QTimer::singleShot(0, &window, [&] {
+        auto *dialog = qobject_cast<QDialog *>(QApplication::activeModalWidget());
+        QVERIFY(dialog);
+        QVERIFY(dialog->windowTitle().contains(u"devstoreaccount1"_s));
+        auto *edit = dialog->findChild<QLineEdit *>();
+        QCOMPARE(edit->echoMode(), QLineEdit::Password);
+        QPushButton *ok = dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        auto *problem = dialog->findChild<QLabel *>(u"secretProblem"_s);
+        // Another account's connection string is refused with the reason, before it is stored.
+        edit->setText(u"DefaultEndpointsProtocol=https;AccountName=other;AccountKey=a2V5"_s);
+        QVERIFY(!ok->isEnabled());
+        QVERIFY2(problem->text().contains(u"is that of account 'other'"_s),
+                 qPrintable(problem->text()));
+        QDir().mkpath(u"/tmp/ui-shots"_s);
+        QCoreApplication::processEvents(); // the relayout for the message, before the grab
+        dialog->grab().save(u"/tmp/ui-shots/credential-dialog-refused.png"_s);
+        edit->setText(key);
+        QVERIFY(ok->isEnabled());
+        QCOMPARE(problem->text(), QString());
+        answered = true;
+        ok->click();
+    });
+    QTest::mouseClick(button, Qt::LeftButton);
+    QVERIFY(answered);
+    QTRY_VERIFY2(status->text().startsWith(u"✓ A key of account “devstoreaccount1” is stored"_s),
+                 qPrintable(status->text()));
+    QString stored;
+    window.activeSecretStore()->read(SecretKeys::storageAccountKey(u"devstoreaccount1"_s),
+                                     [&stored](const Expected<std::optional<QString>> &value) {
+                                         if (value && value.value())
+                                             stored = *value.value();
+                                     });
+    QTRY_COMPARE(stored, key);
+
+    QTest::mouseClick(editor->findChild<QPushButton *>(u"saveButton"_s), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        window.engineHost()->workspace().topics.at(0).eventSubscriptions.at(0).destination.type,
+        DestinationType::StorageQueue, 10000);
+    QFile file(fixture.directory.path() + u"/workspace.json"_s);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray saved = file.readAll();
+    QVERIFY(saved.contains("\"StorageQueue\""));
+    QVERIFY(saved.contains("storageAccounts/devstoreaccount1"));
+    QVERIFY(!saved.contains(key.left(16).toUtf8()));
 }
 
 QTEST_MAIN(tst_MainWindow)
