@@ -465,6 +465,7 @@ void MainWindow::updateActions()
             if (index >= 0) {
                 const EventSubscription &subscription = topic->eventSubscriptions.at(index);
                 state.subscriptionEnabled = subscription.enabled;
+                state.subscriptionValidates = subscription.needsEndpointValidation();
                 state.deadLettersToAzure = subscription.deadLetterDestination.kind
                     == DeadLetterDestination::Kind::AzureBlob;
             }

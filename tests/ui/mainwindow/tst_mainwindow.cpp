@@ -432,10 +432,10 @@ void tst_MainWindow::topicAccessKeyRequiredAfterSettingIt()
 
 // A storage queue destination made in the editor: its account key is asked for in the secret
 // dialog, checked, kept in the secret store (the opt-in memory store standing in for the
-// keychain) and never written to workspace.json.
+// keychain) and never written to workspace.json; the tree shows the queue, not an empty URL.
 void tst_MainWindow::destinationCredentialGoesToSecretStoreNotWorkspace()
 {
-    Fixture fixture;
+    Fixture fixture(true);
     Ui::MainWindow &window = *fixture.window;
     window.useSecretStore(
         std::make_unique<MemorySecretStore>(MemorySecretStore::Usage::ThisRunOnly));
@@ -497,6 +497,25 @@ void tst_MainWindow::destinationCredentialGoesToSecretStoreNotWorkspace()
     QVERIFY(saved.contains("\"StorageQueue\""));
     QVERIFY(saved.contains("storageAccounts/devstoreaccount1"));
     QVERIFY(!saved.contains(key.left(16).toUtf8()));
+
+    // The tree says where the subscription delivers; a webhook still shows its URL.
+    const QModelIndex row = window.treeModel()->subscriptionIndex(u"orders"_s, u"ok-sub"_s);
+    const QString tip = row.data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.startsWith(u"ok-sub → storage queue 'orders' of account 'devstoreaccount1'"_s),
+             qPrintable(tip));
+    const QString webhookTip = window.treeModel()
+                                   ->subscriptionIndex(u"orders"_s, u"failing"_s)
+                                   .data(Qt::ToolTipRole)
+                                   .toString();
+    QVERIFY2(webhookTip.startsWith(
+                 u"failing → webhook http://127.0.0.1:%1/receivers/broken"_s.arg(fixture.port)),
+             qPrintable(webhookTip));
+    // A queue has no endpoint handshake to ask for.
+    QAction *validate = findAction(window, u"&Validate Now"_s);
+    QVERIFY(validate);
+    QVERIFY(!validate->isEnabled());
+    window.selectSubscription(u"orders"_s, u"unvalidated"_s);
+    QVERIFY(validate->isEnabled()); // a webhook that validates its endpoint
 }
 
 QTEST_MAIN(tst_MainWindow)
