@@ -162,11 +162,15 @@ QColor outcomeColor(DeliveryOutcome outcome)
     case DeliveryOutcome::TimedOut:
     case DeliveryOutcome::NotFound:
     case DeliveryOutcome::GenericError:
+    case DeliveryOutcome::SessionQueueNotSupported:
         return QColor(0xd9, 0x8a, 0x00);
     case DeliveryOutcome::BadRequest:
     case DeliveryOutcome::Unauthorized:
     case DeliveryOutcome::Forbidden:
     case DeliveryOutcome::PayloadTooLarge:
+    case DeliveryOutcome::Disabled:
+    case DeliveryOutcome::Full:
+    case DeliveryOutcome::InvalidAzureFunctionDestination:
         return QColor(0xd0, 0x36, 0x36);
     case DeliveryOutcome::SocketError:
     case DeliveryOutcome::ResolutionError:

@@ -51,6 +51,7 @@ class TestRetryRules : public QObject
 private Q_SLOTS:
     void retryRulesPerType_data();
     void retryRulesPerType();
+    void outcomesColouredByFamily();
 };
 
 void TestRetryRules::retryRulesPerType_data()
@@ -121,6 +122,31 @@ void TestRetryRules::retryRulesPerType()
     QCOMPARE(view->timeline().attempts.size(), 1);
     QCOMPARE(view->timeline().fate, RetryDecision::Action::Drop); // no dead-letter destination
     QVERIFY(deadLetterReasonName(view->timeline().reason).startsWith(u"UndeliverableDueToHttp"_s));
+}
+
+// The table colours an outcome by what happens to it, the destinations' own outcomes too: not
+// retried red like BadRequest, retried amber like Busy.
+void TestRetryRules::outcomesColouredByFamily()
+{
+    const auto colours = [](DestinationType type) {
+        RetryTimelineView view;
+        view.setDestinationType(type);
+        auto *rules = child<QTreeWidget>(&view, u"rulesList"_s);
+        QHash<QString, QColor> byOutcome;
+        for (int row = 0; row < rules->topLevelItemCount(); ++row) {
+            const QTreeWidgetItem *item = rules->topLevelItem(row);
+            byOutcome.insert(item->text(1), item->foreground(1).color());
+        }
+        return byOutcome;
+    };
+    const QHash<QString, QColor> function = colours(DestinationType::AzureFunction);
+    const QHash<QString, QColor> bus = colours(DestinationType::ServiceBusQueue);
+    const QColor notRetried = function.value(u"BadRequest"_s);
+    QCOMPARE(function.value(u"InvalidAzureFunctionDestination"_s), notRetried);
+    QCOMPARE(bus.value(u"Full"_s), notRetried);
+    QCOMPARE(bus.value(u"Disabled"_s), notRetried);
+    QCOMPARE(bus.value(u"SessionQueueNotSupported"_s), bus.value(u"Busy"_s));
+    QVERIFY(bus.value(u"Busy"_s) != notRetried);
 }
 
 QTEST_MAIN(TestRetryRules)
