@@ -74,41 +74,58 @@ namespace Destinations {
 
 QString resourceIdPattern(DestinationType type)
 {
-    const QString prefix = u"/subscriptions/<id>/resourceGroups/<group>/providers/"_s;
+    DestinationResource placeholders;
+    placeholders.account = u"<account>"_s;
+    placeholders.site = u"<app>"_s;
+    placeholders.function = u"<function>"_s;
+    placeholders.serviceNamespace = u"<namespace>"_s;
+    placeholders.entity = type == DestinationType::ServiceBusQueue ? u"<queue>"_s
+        : type == DestinationType::ServiceBusTopic                 ? u"<topic>"_s
+                                                                   : u"<event hub>"_s;
+    return resourceId(type, placeholders, u"/subscriptions/<id>/resourceGroups/<group>"_s);
+}
+
+QString resourceId(DestinationType type, const DestinationResource &parts, const QString &scope)
+{
+    QString path;
     switch (type) {
     case DestinationType::WebHook:
         return {};
     case DestinationType::AzureFunction:
-        return prefix + u"Microsoft.Web/sites/<app>/functions/<function>"_s;
+        path = u"Microsoft.Web/sites/%1/functions/%2"_s.arg(parts.site, parts.function);
+        break;
     case DestinationType::StorageQueue:
-        return prefix + u"Microsoft.Storage/storageAccounts/<account>"_s;
+        path = u"Microsoft.Storage/storageAccounts/"_s + parts.account;
+        break;
     case DestinationType::ServiceBusQueue:
-        return prefix + u"Microsoft.ServiceBus/namespaces/<namespace>/queues/<queue>"_s;
+        path = u"Microsoft.ServiceBus/namespaces/%1/queues/%2"_s.arg(parts.serviceNamespace,
+                                                                     parts.entity);
+        break;
     case DestinationType::ServiceBusTopic:
-        return prefix + u"Microsoft.ServiceBus/namespaces/<namespace>/topics/<topic>"_s;
+        path = u"Microsoft.ServiceBus/namespaces/%1/topics/%2"_s.arg(parts.serviceNamespace,
+                                                                     parts.entity);
+        break;
     case DestinationType::EventHub:
-        return prefix + u"Microsoft.EventHub/namespaces/<namespace>/eventhubs/<event hub>"_s;
+        path = u"Microsoft.EventHub/namespaces/%1/eventhubs/%2"_s.arg(parts.serviceNamespace,
+                                                                      parts.entity);
+        break;
     }
-    return {};
+    return scope + u"/providers/"_s + path;
 }
 
-std::optional<DestinationResource> resource(const DeliveryDestination &destination,
-                                            QString *problem)
+DestinationResource resourceParts(const DeliveryDestination &destination)
 {
     const QString &id = destination.resourceId;
     DestinationResource parts;
-    bool complete = false;
     switch (destination.type) {
     case DestinationType::WebHook:
-        return parts;
+        break;
     case DestinationType::AzureFunction:
         parts.site = segmentAfter(id, "sites"_L1);
         parts.function = segmentAfter(id, "functions"_L1);
-        complete = !parts.site.isEmpty() && !parts.function.isEmpty();
         break;
     case DestinationType::StorageQueue:
         parts.account = segmentAfter(id, "storageAccounts"_L1);
-        complete = !parts.account.isEmpty();
         break;
     case DestinationType::ServiceBusQueue:
     case DestinationType::ServiceBusTopic:
@@ -118,9 +135,31 @@ std::optional<DestinationResource> resource(const DeliveryDestination &destinati
             : destination.type == DestinationType::ServiceBusTopic ? "topics"_L1 : "eventhubs"_L1;
         parts.serviceNamespace = segmentAfter(id, "namespaces"_L1);
         parts.entity = segmentAfter(id, collection);
-        complete = !parts.serviceNamespace.isEmpty() && !parts.entity.isEmpty();
         break;
     }
+    }
+    return parts;
+}
+
+std::optional<DestinationResource> resource(const DeliveryDestination &destination,
+                                            QString *problem)
+{
+    const DestinationResource parts = resourceParts(destination);
+    bool complete = false;
+    switch (destination.type) {
+    case DestinationType::WebHook:
+        return parts;
+    case DestinationType::AzureFunction:
+        complete = !parts.site.isEmpty() && !parts.function.isEmpty();
+        break;
+    case DestinationType::StorageQueue:
+        complete = !parts.account.isEmpty();
+        break;
+    case DestinationType::ServiceBusQueue:
+    case DestinationType::ServiceBusTopic:
+    case DestinationType::EventHub:
+        complete = !parts.serviceNamespace.isEmpty() && !parts.entity.isEmpty();
+        break;
     }
     if (complete)
         return parts;
@@ -133,7 +172,7 @@ std::optional<DestinationResource> resource(const DeliveryDestination &destinati
                 : destination.type == DestinationType::ServiceBusTopic
                 ? u"Service Bus topic"_s
                 : u"Service Bus queue"_s,
-            resourceIdPattern(destination.type), describeResourceId(id));
+            resourceIdPattern(destination.type), describeResourceId(destination.resourceId));
     }
     return std::nullopt;
 }

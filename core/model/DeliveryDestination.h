@@ -61,6 +61,13 @@ namespace Destinations {
 // ("must be ... (got ...)") when it does not name such a resource.
 std::optional<DestinationResource> resource(const DeliveryDestination &destination,
                                             QString *problem = nullptr);
+// The parts destination.resourceId names so far, whole or not (resource() says whether they make
+// a resource): what the subscription editor shows while the id is being typed.
+DestinationResource resourceParts(const DeliveryDestination &destination);
+// The resource id that names parts as a resource of type, below scope (the
+// "/subscriptions/<id>/resourceGroups/<group>" an id starts with; may be empty, as EventDesk
+// reads only the parts): resourceParts() the other way round.
+QString resourceId(DestinationType type, const DestinationResource &parts, const QString &scope);
 // The resource id pattern of a type, for messages and the editor's placeholder.
 QString resourceIdPattern(DestinationType type);
 

@@ -151,9 +151,9 @@ bool OutcomeClassifier::isNoRetry(DeliveryOutcome outcome)
 
 DeadLetterReason OutcomeClassifier::noRetryReason(DeliveryOutcome outcome)
 {
-    // SPEC L7: UndeliverableDueToHttp<Reason>. Disabled, Full and
-    // InvalidAzureFunctionDestination are not webhook outcomes (isNoRetry is false for them), but
-    // they name the reason when a no-retry-class probation dead-letters deliveries (SPEC P3).
+    // SPEC L7: UndeliverableDueToHttp<Reason>. Disabled, Full and InvalidAzureFunctionDestination
+    // come from destinations other than webhooks (isNoRetry is true for them); they also name the
+    // reason when a no-retry-class probation dead-letters deliveries (SPEC P3).
     switch (outcome) {
     case DeliveryOutcome::BadRequest:
         return DeadLetterReason::UndeliverableDueToHttpBadRequest;

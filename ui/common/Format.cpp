@@ -1,5 +1,6 @@
 #include "Format.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 
 #include <algorithm>
@@ -31,6 +32,25 @@ QString formatDuration(qint64 ms)
     if (seconds && !days && !hours)
         parts << u"%1 s"_s.arg(seconds);
     return parts.isEmpty() ? u"0 s"_s : parts.join(u' ');
+}
+
+QString destinationTypeDisplayName(DestinationType type)
+{
+    switch (type) {
+    case DestinationType::WebHook:
+        return QCoreApplication::translate("Format", "Web Hook");
+    case DestinationType::AzureFunction:
+        return QCoreApplication::translate("Format", "Azure Function");
+    case DestinationType::StorageQueue:
+        return QCoreApplication::translate("Format", "Storage Queue");
+    case DestinationType::ServiceBusQueue:
+        return QCoreApplication::translate("Format", "Service Bus Queue");
+    case DestinationType::ServiceBusTopic:
+        return QCoreApplication::translate("Format", "Service Bus Topic");
+    case DestinationType::EventHub:
+        return QCoreApplication::translate("Format", "Event Hubs");
+    }
+    return {};
 }
 
 QString formatTime(qint64 msSinceEpoch)
@@ -142,11 +162,15 @@ QColor outcomeColor(DeliveryOutcome outcome)
     case DeliveryOutcome::TimedOut:
     case DeliveryOutcome::NotFound:
     case DeliveryOutcome::GenericError:
+    case DeliveryOutcome::SessionQueueNotSupported:
         return QColor(0xd9, 0x8a, 0x00);
     case DeliveryOutcome::BadRequest:
     case DeliveryOutcome::Unauthorized:
     case DeliveryOutcome::Forbidden:
     case DeliveryOutcome::PayloadTooLarge:
+    case DeliveryOutcome::Disabled:
+    case DeliveryOutcome::Full:
+    case DeliveryOutcome::InvalidAzureFunctionDestination:
         return QColor(0xd0, 0x36, 0x36);
     case DeliveryOutcome::SocketError:
     case DeliveryOutcome::ResolutionError:

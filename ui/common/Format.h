@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/DeliveryDestination.h"
 #include "rules/DeliveryOutcome.h"
 
 #include <QColor>
@@ -17,6 +18,10 @@ QString formatClock(qint64 msSinceEpoch);
 // A request's duration with the precision that matters: "850 ms", "1.52 s", "12.3 s", then as
 // formatDuration ("1 min 40 s").
 QString formatLatency(qint64 ms);
+
+// "Web Hook", "Azure Function", "Storage Queue", "Service Bus Queue", "Service Bus Topic",
+// "Event Hubs": the names the Azure portal gives the endpoint types.
+QString destinationTypeDisplayName(DestinationType type);
 
 // JSON indented by four spaces per level, members kept in their original order (QJsonDocument
 // would sort object keys, scattering the fields a reader looks for). Text that is not JSON is

@@ -5,13 +5,9 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
-#include <QHostAddress>
-#include <QHostInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QStandardItemModel>
-#include <QTimer>
-#include <QVBoxLayout>
 
 using namespace Qt::StringLiterals;
 
@@ -51,30 +47,6 @@ GeneralSection::GeneralSection(EditorFields &fields)
                                        hintLabel(tr("3–64: A–Z a–z 0–9 -"), this)));
     fields.errorLabel(SubscriptionField::Name)->setObjectName(u"nameError"_s);
 
-    m_endpointEdit = new QLineEdit(this);
-    m_endpointEdit->setObjectName(u"endpointEdit"_s);
-    m_endpointEdit->setPlaceholderText(u"https://example.com/api/events"_s);
-    m_endpointEdit->setToolTip(tr("The webhook the events are delivered to (http or https)"));
-    auto *endpointField = new QWidget(this);
-    auto *endpointLayout = new QVBoxLayout(endpointField);
-    endpointLayout->setContentsMargins(0, 0, 0, 0);
-    endpointLayout->setSpacing(2);
-    endpointLayout->addWidget(fields.withErrorLabel(SubscriptionField::Endpoint, m_endpointEdit));
-    m_hostWarning = new QLabel(endpointField);
-    m_hostWarning->setObjectName(u"endpointHostWarning"_s);
-    m_hostWarning->setWordWrap(true);
-    m_hostWarning->setTextFormat(Qt::PlainText);
-    m_hostWarning->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_hostWarning->hide();
-    endpointLayout->addWidget(m_hostWarning);
-    form->addRow(tr("&Endpoint URL:"), endpointField);
-    fields.errorLabel(SubscriptionField::Endpoint)->setObjectName(u"endpointError"_s);
-    m_hostLookupTimer = new QTimer(this);
-    m_hostLookupTimer->setSingleShot(true);
-    m_hostLookupTimer->setInterval(400); // once typing pauses
-    connect(m_hostLookupTimer, &QTimer::timeout, this, &GeneralSection::lookUpHost);
-    connect(m_endpointEdit, &QLineEdit::textChanged, this, &GeneralSection::scheduleHostLookup);
-
     m_schemaCombo = new QComboBox(this);
     m_schemaCombo->setObjectName(u"deliverySchemaCombo"_s);
     m_schemaCombo->setModel(new QStandardItemModel(m_schemaCombo));
@@ -89,7 +61,6 @@ GeneralSection::GeneralSection(EditorFields &fields)
     form->addRow(QString(), m_enabledCheck);
 
     connect(m_nameEdit, &QLineEdit::textChanged, this, &GeneralSection::edited);
-    connect(m_endpointEdit, &QLineEdit::textChanged, this, &GeneralSection::edited);
     connect(m_schemaCombo, &QComboBox::currentIndexChanged, this, &GeneralSection::edited);
     connect(m_enabledCheck, &QCheckBox::toggled, this, &GeneralSection::edited);
 }
@@ -131,7 +102,6 @@ void GeneralSection::setNameEditable(bool editable)
 void GeneralSection::load(const EventSubscription &subscription)
 {
     m_nameEdit->setText(subscription.name);
-    m_endpointEdit->setText(subscription.endpointUrl.toString());
     m_schemaCombo->setCurrentIndex(
         std::max(0, m_schemaCombo->findData(int(subscription.deliverySchema), Qt::UserRole)));
     m_enabledCheck->setChecked(subscription.enabled);
@@ -140,52 +110,8 @@ void GeneralSection::load(const EventSubscription &subscription)
 void GeneralSection::store(EventSubscription &subscription) const
 {
     subscription.name = m_nameEdit->text();
-    subscription.endpointUrl = QUrl(m_endpointEdit->text().trimmed(), QUrl::StrictMode);
     subscription.deliverySchema = EventSchema(m_schemaCombo->currentData(Qt::UserRole).toInt());
     subscription.enabled = m_enabledCheck->isChecked();
-}
-
-QString GeneralSection::endpointText() const
-{
-    return m_endpointEdit->text();
-}
-
-void GeneralSection::scheduleHostLookup()
-{
-    m_hostWarning->hide();
-    if (m_hostLookupId >= 0) {
-        QHostInfo::abortHostLookup(m_hostLookupId);
-        m_hostLookupId = -1;
-    }
-    m_hostLookupTimer->start();
-}
-
-void GeneralSection::lookUpHost()
-{
-    const QUrl url(m_endpointEdit->text().trimmed(), QUrl::StrictMode);
-    const QString host = url.host();
-    // Only a well-formed http(s) URL with a name: the format errors are shown already, and an
-    // address literal needs no lookup.
-    if (!url.isValid() || (url.scheme() != "http"_L1 && url.scheme() != "https"_L1)
-        || host.isEmpty() || !QHostAddress(host).isNull())
-        return;
-    m_hostLookupId = QHostInfo::lookupHost(host, this, &GeneralSection::onHostLookedUp);
-}
-
-void GeneralSection::onHostLookedUp(const QHostInfo &info)
-{
-    if (info.lookupId() != m_hostLookupId)
-        return; // an answer for a host the field no longer names
-    m_hostLookupId = -1;
-    if (info.error() == QHostInfo::NoError && !info.addresses().isEmpty()) {
-        m_hostWarning->hide();
-        return;
-    }
-    m_hostWarning->setText(
-        tr("The host “%1” does not resolve (%2). Deliveries and the validation "
-           "handshake fail (ResolutionError) until it does; EventDesk keeps retrying.")
-            .arg(info.hostName(), info.errorString()));
-    m_hostWarning->show();
 }
 
 } // namespace EventDesk::Ui

@@ -3,6 +3,8 @@
 #include "DeliveryHeaderModel.h"
 #include "EditorDelegates.h"
 
+#include "common/Format.h"
+
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -18,6 +20,7 @@ namespace EventDesk::Ui {
 HeadersSection::HeadersSection(EditorFields &fields)
     : EditorSection(tr("Delivery headers"), fields)
 {
+    setObjectName(u"headersGroup"_s);
     auto *layout = new QVBoxLayout(this);
 
     m_headerModel = new DeliveryHeaderModel(this);
@@ -65,8 +68,14 @@ HeadersSection::HeadersSection(EditorFields &fields)
     tableLayout->setContentsMargins(0, 0, 0, 0);
     tableLayout->addWidget(m_headerView);
     tableLayout->addLayout(buttons);
-    layout->addWidget(fields.withErrorLabel(SubscriptionField::Headers, tableBox));
+    m_table = fields.withErrorLabel(SubscriptionField::Headers, tableBox);
+    layout->addWidget(m_table);
     fields.setInput(SubscriptionField::Headers, m_headerView);
+    m_note = new QLabel(this);
+    m_note->setObjectName(u"headersNote"_s);
+    m_note->setWordWrap(true);
+    m_note->hide();
+    layout->addWidget(m_note);
     fields.errorLabel(SubscriptionField::Headers)->setObjectName(u"headersError"_s);
 
     connect(m_addHeaderButton, &QPushButton::clicked, this, [this] {
@@ -97,9 +106,41 @@ void HeadersSection::load(const EventSubscription &subscription)
 
 void HeadersSection::store(EventSubscription &subscription) const
 {
+    if (!m_supported) {
+        subscription.deliveryHeaders.clear();
+        return;
+    }
     subscription.deliveryHeaders = m_headerModel->headers();
     for (DeliveryHeader &header : subscription.deliveryHeaders)
         header.name = header.name.trimmed();
+}
+
+void HeadersSection::setDestinationType(DestinationType type)
+{
+    m_supported = Destinations::supportsDeliveryProperties(type);
+    const bool messaging = type == DestinationType::ServiceBusQueue
+        || type == DestinationType::ServiceBusTopic || type == DestinationType::EventHub;
+    setTitle(messaging ? tr("Delivery properties") : tr("Delivery headers"));
+    m_table->setVisible(m_supported);
+    const int kept = m_headerModel->rowCount();
+    if (!m_supported) {
+        m_note->setText(
+            kept == 0 ? tr("%1 messages carry the event alone: there are no delivery properties "
+                           "to set (SPEC §9).")
+                            .arg(destinationTypeDisplayName(type))
+                      : tr("%1 messages carry the event alone: there are no delivery properties "
+                           "to set (SPEC §9). The %n header(s) set here are kept while you try "
+                           "other types, and not saved with this one.",
+                           nullptr, kept)
+                            .arg(destinationTypeDisplayName(type)));
+    } else if (messaging) {
+        m_note->setText(tr("Sent as properties of each message, next to Event Grid's aeg-* ones. "
+                           "Broker property names (SessionId, PartitionKey, CorrelationId, …) set "
+                           "those properties of the message instead."));
+    } else {
+        m_note->clear();
+    }
+    m_note->setVisible(!m_note->text().isEmpty());
 }
 
 void HeadersSection::setRowErrors(const QHash<int, QString> &errors)

@@ -104,8 +104,9 @@ void RetrySection::updateTtlHours()
     m_ttlHoursLabel->setText(tr("= %1 h").arg(hours));
 }
 
-void RetrySection::updateTimeline(bool hasDeadLetterDestination)
+void RetrySection::updateTimeline(bool hasDeadLetterDestination, DestinationType destinationType)
 {
+    m_timeline->setDestinationType(destinationType);
     RetryPolicy policy;
     policy.maxDeliveryAttempts = m_maxAttemptsSpin->value();
     policy.eventTimeToLiveInMinutes = m_ttlSpin->value();

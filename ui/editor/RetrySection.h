@@ -23,8 +23,8 @@ public:
     void store(EventDesk::EventSubscription &subscription) const override;
 
     // Shows the timeline of the policy as edited; hasDeadLetterDestination: whether the last
-    // attempt ends in a dead letter or in a drop.
-    void updateTimeline(bool hasDeadLetterDestination);
+    // attempt ends in a dead letter or in a drop; destinationType: whose answers and rules.
+    void updateTimeline(bool hasDeadLetterDestination, EventDesk::DestinationType destinationType);
     RetryTimelineView *timeline() const { return m_timeline; }
 
 private:

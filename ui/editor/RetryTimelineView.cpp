@@ -1,6 +1,7 @@
 #include "RetryTimelineView.h"
 
 #include "common/Format.h"
+#include "rules/ProbationTracker.h"
 
 #include <QChart>
 #include <QChartView>
@@ -25,34 +26,6 @@ using namespace Qt::StringLiterals;
 namespace EventDesk::Ui {
 
 namespace {
-
-struct FailureModeSpec
-{
-    RetryTimelineView::FailureMode mode;
-    DeliveryOutcome outcome;
-    int httpStatus;
-    qint64 responseMs;
-};
-
-// SPEC §7 / D6: what each failure mode looks like to the retry logic. A timed-out attempt fails
-// 30 s after it was sent, with no HTTP status.
-constexpr FailureModeSpec failureModes[] = {
-    {RetryTimelineView::FailureMode::Always500, DeliveryOutcome::GenericError, 500, 0},
-    {RetryTimelineView::FailureMode::Always503, DeliveryOutcome::Busy, 503, 0},
-    {RetryTimelineView::FailureMode::Always404, DeliveryOutcome::NotFound, 404, 0},
-    {RetryTimelineView::FailureMode::Timeout, DeliveryOutcome::TimedOut, 0, 30'000},
-    {RetryTimelineView::FailureMode::Always400, DeliveryOutcome::BadRequest, 400, 0},
-    {RetryTimelineView::FailureMode::Always401, DeliveryOutcome::Unauthorized, 401, 0},
-};
-
-const FailureModeSpec &specFor(RetryTimelineView::FailureMode mode)
-{
-    for (const FailureModeSpec &spec : failureModes) {
-        if (spec.mode == mode)
-            return spec;
-    }
-    return failureModes[0];
-}
 
 // The time axis unit: seconds for short schedules, minutes up to a few hours, hours beyond.
 struct TimeUnit
@@ -85,11 +58,9 @@ RetryTimelineView::RetryTimelineView(QWidget *parent)
 {
     m_modeCombo = new QComboBox(this);
     m_modeCombo->setObjectName(u"failureMode"_s);
-    for (const FailureModeSpec &spec : failureModes)
-        m_modeCombo->addItem(failureModeText(spec.mode), QVariant::fromValue(spec.mode));
-    m_modeCombo->setToolTip(
-        tr("How the endpoint fails on every attempt. The schedule is computed by the engine's own "
-           "retry rules (SPEC R2–R8), with jitter off."));
+    m_modeCombo->setToolTip(tr(
+        "How the destination fails on every attempt. The schedule is computed by the engine's own "
+        "retry rules (SPEC R2–R8), with jitter off."));
     m_modeCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
 
     auto *modeLabel = new QLabel(tr("&Failure mode:"), this);
@@ -152,39 +123,126 @@ RetryTimelineView::RetryTimelineView(QWidget *parent)
     m_stack->addWidget(m_content);
     m_stack->addWidget(m_placeholder);
 
+    // The rules of the destination type: every answer its service gives, what the engine makes of
+    // it. A row chosen here is the failure mode previewed above.
+    m_rulesTitle = new QLabel(this);
+    m_rulesTitle->setObjectName(u"rulesTitle"_s);
+    m_rules = new QTreeWidget(this);
+    m_rules->setObjectName(u"rulesList"_s);
+    m_rules->setColumnCount(4);
+    m_rules->setHeaderLabels({tr("Answer"), tr("Outcome"), tr("Retried"), tr("Probation")});
+    m_rules->setRootIsDecorated(false);
+    m_rules->setUniformRowHeights(true);
+    m_rules->setAlternatingRowColors(true);
+    m_rules->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_rules->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_rules->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_rules->header()->setStretchLastSection(true);
+    m_rules->setAccessibleName(tr("Delivery rules of the destination type"));
+    m_rulesNote = new QLabel(this);
+    m_rulesNote->setObjectName(u"rulesNote"_s);
+    m_rulesNote->setWordWrap(true);
+    m_rulesNote->setForegroundRole(QPalette::PlaceholderText);
+    m_rulesNote->setText(
+        tr("Probation starts after the workspace's probation threshold of consecutive failures "
+           "(%1 by default, SPEC P2). If the first try after it fails, the next probation lasts "
+           "twice as long, up to %2 (P4).")
+            .arg(ProbationTracker::DefaultThreshold)
+            .arg(formatDuration(ProbationTracker::MaxProbationMs)));
+
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(header);
     layout->addWidget(stackHost, 1);
+    layout->addSpacing(6);
+    layout->addWidget(m_rulesTitle);
+    layout->addWidget(m_rules);
+    layout->addWidget(m_rulesNote);
 
     connect(m_modeCombo, &QComboBox::currentIndexChanged, this, [this] {
         recompute();
+        updateRules();
         Q_EMIT failureModeChanged(failureMode());
     });
+    connect(m_rules, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem *item) {
+        if (item)
+            setFailureMode(item->data(0, Qt::UserRole).value<FailureMode>());
+    });
 
+    fillModes();
     applyPalette();
     recompute();
 }
 
 RetryTimelineView::~RetryTimelineView() = default;
 
-QString RetryTimelineView::failureModeText(FailureMode mode)
+void RetryTimelineView::setDestinationType(DestinationType type)
 {
-    switch (mode) {
-    case FailureMode::Always500:
-        return tr("Always 500 (GenericError)");
-    case FailureMode::Always503:
-        return tr("Always 503 (Busy)");
-    case FailureMode::Always404:
-        return tr("Always 404 (NotFound)");
-    case FailureMode::Timeout:
-        return tr("Timeout (no response in 30 s)");
-    case FailureMode::Always400:
-        return tr("Always 400 (BadRequest, no retry)");
-    case FailureMode::Always401:
-        return tr("Always 401 (Unauthorized, no retry)");
+    if (type == m_type)
+        return;
+    m_type = type;
+    fillModes();
+}
+
+void RetryTimelineView::fillModes()
+{
+    const FailureMode previous = m_modeCombo->count() > 0 ? failureMode() : FailureMode::Always500;
+    const QList<FailureAnswer> answers = FailureModes::of(m_type);
+    {
+        const QSignalBlocker blocker(m_modeCombo);
+        m_modeCombo->clear();
+        for (const FailureAnswer &answer : answers)
+            m_modeCombo->addItem(FailureModes::text(answer), QVariant::fromValue(answer.mode));
+        m_modeCombo->setCurrentIndex(
+            std::max(0, m_modeCombo->findData(QVariant::fromValue(previous))));
     }
-    return QString();
+
+    m_rulesTitle->setText(
+        tr("<b>How %1 destinations fail</b> — what the engine makes of each answer")
+            .arg(destinationTypeDisplayName(m_type)));
+    m_rules->clear();
+    QList<QTreeWidgetItem *> items;
+    for (const FailureAnswer &answer : answers) {
+        const FailureModes::Rule retry = FailureModes::retryRule(answer);
+        const FailureModes::Rule probation = FailureModes::probationRule(answer);
+        auto *item = new QTreeWidgetItem;
+        item->setText(0, FailureModes::answerText(answer));
+        item->setText(1, deliveryOutcomeName(answer.outcome));
+        item->setText(2, retry.brief);
+        item->setText(3, probation.brief);
+        item->setToolTip(0, FailureModes::text(answer));
+        item->setToolTip(1, FailureModes::text(answer));
+        item->setToolTip(2, retry.detail);
+        item->setToolTip(3, probation.detail);
+        item->setData(0, Qt::UserRole, QVariant::fromValue(answer.mode));
+        item->setForeground(1, outcomeColor(answer.outcome));
+        items.append(item);
+    }
+    {
+        const QSignalBlocker blocker(m_rules);
+        m_rules->addTopLevelItems(items);
+    }
+    // Every row shows: the list is the whole rule set, not something to scroll through.
+    const int rowHeight = items.isEmpty() ? 0 : m_rules->sizeHintForRow(0);
+    m_rules->setFixedHeight(m_rules->header()->sizeHint().height() + int(items.size()) * rowHeight
+                            + 2 * m_rules->frameWidth());
+    recompute();
+    updateRules();
+    if (m_modeCombo->currentData().value<FailureMode>() != previous)
+        Q_EMIT failureModeChanged(failureMode());
+}
+
+void RetryTimelineView::updateRules()
+{
+    const FailureMode mode = failureMode();
+    for (int row = 0; row < m_rules->topLevelItemCount(); ++row) {
+        QTreeWidgetItem *item = m_rules->topLevelItem(row);
+        if (item->data(0, Qt::UserRole).value<FailureMode>() == mode) {
+            const QSignalBlocker blocker(m_rules);
+            m_rules->setCurrentItem(item);
+            return;
+        }
+    }
 }
 
 void RetryTimelineView::setPolicy(const RetryPolicy &policy, bool hasDeadLetterDestination)
@@ -224,10 +282,10 @@ void RetryTimelineView::recompute()
         m_list->clear();
         return;
     }
-    const FailureModeSpec &spec = specFor(failureMode());
+    const FailureAnswer answer = FailureModes::answer(m_type, failureMode());
     // Published at time 0: every time below is "after publish".
-    m_timeline = RetryPlanner::simulateAlwaysFailing(m_policy, spec.outcome, spec.httpStatus, 0,
-                                                     spec.responseMs, m_hasDeadLetterDestination);
+    m_timeline = RetryPlanner::simulateAlwaysFailing(m_policy, answer.outcome, answer.httpStatus, 0,
+                                                     answer.responseMs, m_hasDeadLetterDestination);
     m_stack->setCurrentWidget(m_content);
     m_modeCombo->setEnabled(true);
     m_summaryLabel->setText(summaryText());
@@ -269,8 +327,7 @@ void RetryTimelineView::updateChart()
         return double(ms) / unit.msPerUnit;
     };
 
-    const FailureModeSpec &spec = specFor(failureMode());
-    const QColor attemptColor = outcomeColor(spec.outcome);
+    const QColor attemptColor = outcomeColor(FailureModes::answer(m_type, failureMode()).outcome);
     const int attemptCount = int(m_timeline.attempts.size());
     const double yMax = attemptCount + 1.5;
 
@@ -371,7 +428,7 @@ void RetryTimelineView::updateList()
             ? tr("The next attempt came due after the time to live had run out (SPEC R7).")
             : m_timeline.reason == DeadLetterReason::MaxDeliveryAttemptsExceeded
             ? tr("The last allowed attempt failed (SPEC R8).")
-            : tr("The endpoint answered with an error that retrying cannot fix (SPEC R2).");
+            : tr("The destination answered with an error that retrying cannot fix (SPEC R2).");
         const QString where = m_timeline.fate == RetryDecision::Action::Drop
             ? tr("Without a dead-letter destination the event is dropped (SPEC L1).")
             : tr("The dead-letter write follows after the workspace's dead-letter delay "

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "FailureModes.h"
+
 #include "model/EventSubscription.h"
 #include "rules/RetryPlanner.h"
 
@@ -15,23 +17,17 @@ class QTreeWidget;
 namespace EventDesk::Ui {
 
 // The retry timeline preview (PRODUCT.md "Subscription editor"): for a failure mode chosen by the
-// user, when each attempt of one event happens and when the event is dead-lettered or dropped.
-// The schedule comes from RetryPlanner::simulateAlwaysFailing, the engine's own retry logic.
+// user, when each attempt of one event happens and when the event is dead-lettered or dropped;
+// and, for the subscription's destination type, the rules behind it: which answers are retried,
+// which are not, and the probation each one causes. The schedule comes from
+// RetryPlanner::simulateAlwaysFailing and the rules from OutcomeClassifier and ProbationTracker:
+// the engine's own logic, nothing restated.
 class RetryTimelineView final : public QWidget
 {
     Q_OBJECT
 
 public:
-    // The order of the failure-mode combo box.
-    enum class FailureMode {
-        Always500,
-        Always503,
-        Always404,
-        Timeout,
-        Always400,
-        Always401,
-    };
-    Q_ENUM(FailureMode)
+    using FailureMode = Ui::FailureMode;
 
     explicit RetryTimelineView(QWidget *parent = nullptr);
     ~RetryTimelineView() override;
@@ -39,6 +35,10 @@ public:
     void setPolicy(const EventDesk::RetryPolicy &policy, bool hasDeadLetterDestination);
     EventDesk::RetryPolicy policy() const { return m_policy; }
     bool hasDeadLetterDestination() const { return m_hasDeadLetterDestination; }
+
+    // The failure modes and rules of this type's service; keeps the chosen mode if it has it.
+    void setDestinationType(EventDesk::DestinationType type);
+    EventDesk::DestinationType destinationType() const { return m_type; }
 
     void setFailureMode(FailureMode mode);
     FailureMode failureMode() const;
@@ -50,10 +50,8 @@ public:
     // (TimeToLiveExceeded)".
     QString summaryText() const;
 
-    static QString failureModeText(FailureMode mode);
-
 Q_SIGNALS:
-    void failureModeChanged(EventDesk::Ui::RetryTimelineView::FailureMode mode);
+    void failureModeChanged(EventDesk::Ui::FailureMode mode);
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -62,11 +60,14 @@ private:
     void recompute();
     void updateChart();
     void updateList();
+    void fillModes();
+    void updateRules();
     void applyPalette();
     bool policyInRange() const;
 
     RetryPolicy m_policy;
     bool m_hasDeadLetterDestination = false;
+    DestinationType m_type = DestinationType::WebHook;
     RetryPlanner::Timeline m_timeline;
 
     QComboBox *m_modeCombo = nullptr;
@@ -77,6 +78,9 @@ private:
     QChartView *m_chartView = nullptr;
     QChart *m_chart = nullptr;
     QTreeWidget *m_list = nullptr;
+    QLabel *m_rulesTitle = nullptr;
+    QTreeWidget *m_rules = nullptr;
+    QLabel *m_rulesNote = nullptr;
 };
 
 } // namespace EventDesk::Ui

@@ -2,6 +2,7 @@
 
 #include "BatchingSection.h"
 #include "DeadLetterSection.h"
+#include "DestinationSection.h"
 #include "FilterSection.h"
 #include "GeneralSection.h"
 #include "HeadersSection.h"
@@ -38,17 +39,21 @@ SubscriptionEditor::SubscriptionEditor(QWidget *parent)
     auto *content = new QWidget;
     auto *contentLayout = new QVBoxLayout(content);
     m_general = new GeneralSection(m_fields);
+    m_destination = new DestinationSection(m_fields);
     m_filters = new FilterSection(m_fields);
     m_retry = new RetrySection(m_fields);
     m_batching = new BatchingSection(m_fields);
     m_headers = new HeadersSection(m_fields);
     m_deadLetter = new DeadLetterSection(m_fields);
-    m_sections = {m_general, m_filters, m_retry, m_batching, m_headers, m_deadLetter};
+    m_sections
+        = {m_general, m_destination, m_filters, m_retry, m_batching, m_headers, m_deadLetter};
     for (EditorSection *section : std::as_const(m_sections)) {
         contentLayout->addWidget(section);
         connect(section, &EditorSection::edited, this, &SubscriptionEditor::onEdited);
     }
     contentLayout->addStretch(1);
+    connect(m_destination, &DestinationSection::typeChanged, this,
+            &SubscriptionEditor::applyDestinationType);
 
     m_scroll = new QScrollArea(this);
     m_scroll->setObjectName(u"editorScrollArea"_s);
@@ -118,6 +123,18 @@ RetryTimelineView *SubscriptionEditor::retryTimelineView() const
     return m_retry->timeline();
 }
 
+void SubscriptionEditor::setCredentialAccess(CredentialAccess *access)
+{
+    m_destination->setCredentialAccess(access);
+}
+
+void SubscriptionEditor::applyDestinationType(DestinationType type)
+{
+    // What the type lacks (batching, delivery properties) is not stored, and each section says why.
+    m_batching->setDestinationType(type);
+    m_headers->setDestinationType(type);
+}
+
 void SubscriptionEditor::setSubscription(const Topic &topic, const EventSubscription &subscription,
                                          bool isNew)
 {
@@ -143,6 +160,8 @@ void SubscriptionEditor::populate(const EventSubscription &subscription)
     m_general->setNameEditable(m_isNew);
     for (EditorSection *section : std::as_const(m_sections))
         section->load(subscription);
+    // After every section has its values: the headers' note counts them.
+    applyDestinationType(subscription.destination.type);
     m_loading = false;
 
     m_saveErrorLabel->hide();
@@ -170,7 +189,7 @@ QByteArray SubscriptionEditor::stateKey() const
     for (const DeliveryHeader &header : current.deliveryHeaders)
         key += '\n' + header.value.toUtf8();
     key += m_filters->valuesAsTyped();
-    key += '\n' + m_general->endpointText().toUtf8();
+    key += '\n' + m_destination->textAsTyped().toUtf8();
     return key;
 }
 
@@ -193,7 +212,8 @@ void SubscriptionEditor::revalidate()
     const bool wasValid = m_errors.isEmpty();
     const EventSubscription current = subscription();
     m_errors = SubscriptionValidator::collectErrors(
-        current, m_topicInputSchema, m_filters->parseErrors(), m_deadLetter->isResourceIdTyped());
+        current, m_topicInputSchema, m_filters->parseErrors(), m_deadLetter->isResourceIdTyped(),
+        m_destination->queueTtlProblem());
 
     QMap<SubscriptionField, QStringList> messages;
     QHash<int, QString> headerRows;
@@ -211,7 +231,7 @@ void SubscriptionEditor::revalidate()
 
     m_filters->updateCounts();
     m_headers->updateCounts();
-    m_retry->updateTimeline(m_deadLetter->hasDestination());
+    m_retry->updateTimeline(m_deadLetter->hasDestination(), current.destination.type);
     updateSaveState();
     if (wasValid != m_errors.isEmpty())
         Q_EMIT validityChanged(m_errors.isEmpty());
@@ -305,8 +325,8 @@ void SubscriptionEditor::showSaveError(const QString &message)
     m_saveErrorLabel->setText(tr("Not saved: %1").arg(message));
     m_saveErrorLabel->show();
     // A message that names a field ("properties.retryPolicy...: ...") leads to that field.
-    const FieldError error
-        = SubscriptionValidator::describeCoreError(message, m_deadLetter->isResourceIdTyped());
+    const FieldError error = SubscriptionValidator::describeCoreError(
+        message, m_deadLetter->isResourceIdTyped(), m_destination->type());
     if (error.field != SubscriptionField::General)
         focusField(error.field, error.row);
 }
@@ -345,7 +365,7 @@ void SubscriptionEditor::applyErrorPalette()
     for (QLabel *label : errorLabels)
         paint(label);
     paint(m_saveErrorLabel);
-    QLabel *hostWarning = m_general->hostWarning();
+    QLabel *hostWarning = m_destination->hostWarning();
     QPalette warning = hostWarning->palette();
     warning.setColor(QPalette::WindowText, outcomeColor(DeliveryOutcome::Busy)); // amber: a warning
     hostWarning->setPalette(warning);

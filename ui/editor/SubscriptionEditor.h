@@ -14,7 +14,9 @@ class QScrollArea;
 namespace EventDesk::Ui {
 
 class BatchingSection;
+class CredentialAccess;
 class DeadLetterSection;
+class DestinationSection;
 class FilterSection;
 class GeneralSection;
 class HeadersSection;
@@ -57,6 +59,10 @@ public:
 
     RetryTimelineView *retryTimelineView() const;
 
+    // Where the destination's credential (a queue's account key, a namespace's connection string)
+    // is looked up and stored. nullptr: nowhere; the editor says so.
+    void setCredentialAccess(CredentialAccess *access);
+
     // Asks whether to save the unsaved changes of subscription `name` before they would be lost.
     static DiscardChoice askToSave(QWidget *parent, const QString &name);
 
@@ -79,6 +85,7 @@ private:
     void onSaveClicked();
     void onRevertClicked();
     void applyErrorPalette();
+    void applyDestinationType(DestinationType type);
 
     EventSchema m_topicInputSchema = EventSchema::EventGrid;
     QString m_topicName;
@@ -93,6 +100,7 @@ private:
     QScrollArea *m_scroll = nullptr;
     QLabel *m_titleLabel = nullptr;
     GeneralSection *m_general = nullptr;
+    DestinationSection *m_destination = nullptr;
     FilterSection *m_filters = nullptr;
     RetrySection *m_retry = nullptr;
     BatchingSection *m_batching = nullptr;

@@ -26,7 +26,8 @@ int indexAfter(const QString &path, QLatin1StringView name)
 } // namespace
 
 FieldError SubscriptionValidator::describeCoreError(const QString &coreMessage,
-                                                    bool resourceIdTyped)
+                                                    bool resourceIdTyped,
+                                                    DestinationType destinationType)
 {
     FieldError error;
     const qsizetype separator = coreMessage.indexOf(u": "_s);
@@ -36,6 +37,9 @@ FieldError SubscriptionValidator::describeCoreError(const QString &coreMessage,
     if (text.startsWith("required"_L1))
         text = tr("is ") + text;
     QString label;
+    // properties.destination.properties.<name> (or properties.destination.<name>: Resource
+    // Manager accepts both), never the dead-letter destination's.
+    const bool inDestination = path.contains("properties.destination."_L1);
 
     if (path == "name"_L1) {
         error.field = SubscriptionField::Name;
@@ -43,6 +47,20 @@ FieldError SubscriptionValidator::describeCoreError(const QString &coreMessage,
     } else if (path.endsWith("endpointUrl"_L1)) {
         error.field = SubscriptionField::Endpoint;
         label = tr("Endpoint URL");
+    } else if (inDestination && path.endsWith(".resourceId"_L1)) {
+        error.field = SubscriptionField::DestinationResourceId;
+        label = tr("Resource ID");
+    } else if (inDestination && path.endsWith(".queueName"_L1)) {
+        error.field = SubscriptionField::QueueName;
+        label = tr("Queue name");
+    } else if (inDestination && path.endsWith(".queueMessageTimeToLiveInSeconds"_L1)) {
+        error.field = SubscriptionField::QueueMessageTtl;
+        label = tr("Message time to live");
+    } else if (inDestination && path.endsWith(".serviceUrl"_L1)) {
+        error.field = SubscriptionField::ServiceUrl;
+        label = destinationType == DestinationType::AzureFunction ? tr("Functions host URL")
+            : destinationType == DestinationType::StorageQueue    ? tr("Queue endpoint URL")
+                                                                  : tr("Service URL");
     } else if (path.endsWith("retryPolicy.maxDeliveryAttempts"_L1)) {
         error.field = SubscriptionField::MaxAttempts;
         label = tr("Max delivery attempts");
@@ -116,9 +134,14 @@ FieldError SubscriptionValidator::describeCoreError(const QString &coreMessage,
 QList<FieldError> SubscriptionValidator::collectErrors(const EventSubscription &subscription,
                                                        EventSchema topicInputSchema,
                                                        const QHash<int, QString> &parseErrors,
-                                                       bool resourceIdTyped)
+                                                       bool resourceIdTyped,
+                                                       const QString &queueTtlProblem)
 {
     QList<FieldError> errors;
+    if (!queueTtlProblem.isEmpty()) {
+        errors.append({SubscriptionField::QueueMessageTtl, -1,
+                       tr("Message time to live") + u' ' + queueTtlProblem});
+    }
     QList<int> parseRows = parseErrors.keys();
     std::sort(parseRows.begin(), parseRows.end());
     for (const int row : std::as_const(parseRows)) {
@@ -140,7 +163,8 @@ QList<FieldError> SubscriptionValidator::collectErrors(const EventSubscription &
         if (seenPaths.contains(path))
             break;
         seenPaths.append(path);
-        const FieldError error = describeCoreError(message, resourceIdTyped);
+        const FieldError error
+            = describeCoreError(message, resourceIdTyped, subscription.destination.type);
         const bool duplicateRow = error.row >= 0
             && error.field == SubscriptionField::AdvancedFilters && parseErrors.contains(error.row);
         if (!duplicateRow)
@@ -152,6 +176,23 @@ QList<FieldError> SubscriptionValidator::collectErrors(const EventSubscription &
             break;
         case SubscriptionField::Endpoint:
             probe.endpointUrl = QUrl(u"http://localhost/"_s);
+            break;
+        case SubscriptionField::DestinationResourceId: {
+            DestinationResource placeholder;
+            placeholder.account = placeholder.site = placeholder.function
+                = placeholder.serviceNamespace = placeholder.entity = u"placeholder"_s;
+            probe.destination.resourceId
+                = Destinations::resourceId(probe.destination.type, placeholder, QString());
+            break;
+        }
+        case SubscriptionField::QueueName:
+            probe.destination.queueName = u"placeholder"_s;
+            break;
+        case SubscriptionField::QueueMessageTtl:
+            probe.destination.queueMessageTimeToLiveInSeconds = 0;
+            break;
+        case SubscriptionField::ServiceUrl:
+            probe.destination.serviceUrl = QUrl();
             break;
         case SubscriptionField::MaxAttempts:
             probe.retryPolicy.maxDeliveryAttempts = RetryPolicy::MaxAttempts;

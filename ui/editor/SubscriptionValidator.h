@@ -13,6 +13,10 @@ namespace EventDesk::Ui {
 enum class SubscriptionField {
     Name,
     Endpoint,
+    DestinationResourceId,
+    QueueName,
+    QueueMessageTtl,
+    ServiceUrl,
     DeliverySchema,
     MaxAttempts,
     TimeToLive,
@@ -45,13 +49,18 @@ public:
     // Every problem of subscription, advanced filter values that do not parse (row -> message)
     // first. resourceIdTyped: the dead-letter resource id field is filled in (when it is not, a
     // missing resource id asks for the account name, the field the user sees first).
+    // queueTtlProblem: why the queue message time to live as typed is no value (the model holds
+    // none for it).
     static QList<FieldError> collectErrors(const EventSubscription &subscription,
                                            EventSchema topicInputSchema,
                                            const QHash<int, QString> &filterParseErrors,
-                                           bool resourceIdTyped);
+                                           bool resourceIdTyped,
+                                           const QString &queueTtlProblem = {});
     // The field a core message ("properties.retryPolicy.maxDeliveryAttempts: ...") is about, with
-    // the message worded for it.
-    static FieldError describeCoreError(const QString &coreMessage, bool resourceIdTyped);
+    // the message worded for it; destinationType names the destination fields as the editor
+    // shows them for that type.
+    static FieldError describeCoreError(const QString &coreMessage, bool resourceIdTyped,
+                                        DestinationType destinationType = DestinationType::WebHook);
 };
 
 } // namespace EventDesk::Ui

@@ -57,6 +57,8 @@ MainWindow::MainWindow(Options options, QWidget *parent)
 
     connect(&m_secrets, &WorkspaceSecrets::statusChanged, this, &MainWindow::updateSecretsStatus);
     connect(&m_secrets, &WorkspaceSecrets::storeChanged, this, [this] {
+        // The editor says whether the destination's credential is in the store now in use.
+        m_editor->setCredentialAccess(&m_secrets);
         if (!m_workspaceDirectory.isEmpty())
             openWorkspace(m_workspaceDirectory);
     });
@@ -194,6 +196,7 @@ void MainWindow::createViews()
 
     m_dashboard = new DashboardView;
     m_editor = new SubscriptionEditor;
+    m_editor->setCredentialAccess(&m_secrets);
     m_log = new DeliveryLogView;
     m_deadLetters = new DeadLetterBrowser(&m_host);
 
@@ -467,6 +470,7 @@ void MainWindow::updateActions()
             if (index >= 0) {
                 const EventSubscription &subscription = topic->eventSubscriptions.at(index);
                 state.subscriptionEnabled = subscription.enabled;
+                state.subscriptionValidates = subscription.needsEndpointValidation();
                 state.deadLettersToAzure = subscription.deadLetterDestination.kind
                     == DeadLetterDestination::Kind::AzureBlob;
             }

@@ -98,7 +98,8 @@ void MainWindowActions::update(const State &state)
     action(Delete)->setEnabled(running && state.topicSelected);
     action(ToggleEnabled)->setEnabled(running && state.subscriptionSelected);
     action(ShowDeadLetters)->setEnabled(running && state.subscriptionSelected);
-    action(Revalidate)->setEnabled(running && state.subscriptionSelected);
+    action(Revalidate)
+        ->setEnabled(running && state.subscriptionSelected && state.subscriptionValidates);
     action(TopicAccessKey)->setEnabled(running && state.topicSelected);
     action(CopySasToken)->setEnabled(running && state.topicSelected);
     action(StorageAccountKey)->setEnabled(running && state.deadLettersToAzure);

@@ -27,6 +27,8 @@ public:
         bool topicSelected = false;
         bool subscriptionSelected = false;
         bool subscriptionEnabled = true; // of the selected subscription
+        // The selected subscription is a webhook that validates its endpoint (Validate Now).
+        bool subscriptionValidates = true;
         bool deadLettersToAzure = false; // the selected subscription dead-letters to Azure Blob
     };
 

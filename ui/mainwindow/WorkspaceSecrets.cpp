@@ -1,5 +1,7 @@
 #include "WorkspaceSecrets.h"
 
+#include "common/Format.h"
+
 #include "io/SecretCache.h"
 #include "secrets/SecretStore.h"
 #include "keychain/KeychainSecretStore.h"
@@ -102,7 +104,7 @@ void WorkspaceSecrets::chooseStorage(QWidget *parent)
 }
 
 bool WorkspaceSecrets::askForSecret(QWidget *parent, const QString &title, const QString &label,
-                                    QString &value) const
+                                    QString &value, const ProblemOf &problemOf) const
 {
     QDialog dialog(parent);
     dialog.setWindowTitle(title);
@@ -121,9 +123,34 @@ bool WorkspaceSecrets::askForSecret(QWidget *parent, const QString &title, const
     auto *row = new QHBoxLayout;
     row->addWidget(edit, 1);
     row->addWidget(reveal);
+    auto *prompt = new QLabel(label);
+    prompt->setWordWrap(true);
     auto *form = new QFormLayout(&dialog);
-    form->addRow(new QLabel(label));
+    form->addRow(prompt);
     form->addRow(row);
+    if (problemOf) {
+        // The problem in the value's own words (never the value): a connection string of another
+        // account, one without a key.
+        auto *problem = new QLabel;
+        problem->setObjectName(u"secretProblem"_s);
+        problem->setWordWrap(true);
+        problem->setTextFormat(Qt::PlainText);
+        QPalette palette = problem->palette();
+        palette.setColor(QPalette::WindowText, errorTextColor(palette));
+        problem->setPalette(palette);
+        // Room for two lines from the start: a dialog does not grow for wrapped text shown later.
+        problem->setMinimumHeight(2 * problem->fontMetrics().lineSpacing());
+        problem->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+        form->addRow(problem);
+        const auto check = [edit, problem, buttons, problemOf] {
+            const QString value = edit->text().trimmed();
+            const QString text = value.isEmpty() ? QString() : problemOf(value);
+            problem->setText(text);
+            buttons->button(QDialogButtonBox::Ok)->setEnabled(!value.isEmpty() && text.isEmpty());
+        };
+        connect(edit, &QLineEdit::textChanged, &dialog, check);
+        check();
+    }
     form->addRow(hint);
     form->addRow(buttons);
     if (dialog.exec() != QDialog::Accepted)
@@ -206,14 +233,60 @@ void WorkspaceSecrets::storeTopicAccessKey(const QString &topic, const QString &
 void WorkspaceSecrets::storeStorageAccountKey(const QString &account, const QString &key,
                                               DoneCallback done)
 {
-    const QString secretKey = SecretKeys::storageAccountKey(account);
+    storeSecret(SecretKeys::storageAccountKey(account), key, std::move(done));
+}
+
+void WorkspaceSecrets::storeSecret(const QString &key, const QString &value, DoneCallback done)
+{
     QPointer<WorkspaceSecrets> self(this);
-    activeStore()->write(secretKey, key,
-                         [self, secretKey, key, done](const Expected<void> &result) {
-                             if (self && result.hasValue())
-                                 self->m_cache->setValue(secretKey, key);
-                             done(result);
-                         });
+    activeStore()->write(key, value, [self, key, value, done](const Expected<void> &result) {
+        if (self && result.hasValue())
+            self->m_cache->setValue(key, value);
+        done(result);
+    });
+}
+
+void WorkspaceSecrets::findStored(const QString &key, FoundCallback done)
+{
+    if (!m_cache->value(key).isEmpty()) {
+        done(true);
+        return;
+    }
+    // A credential the workspace did not need yet (a destination not saved) is not cached.
+    activeStore()->read(key, [done](const Expected<std::optional<QString>> &value) {
+        if (!value)
+            done(Error(value.error()));
+        else
+            done(value.value().has_value() && !value.value()->isEmpty());
+    });
+}
+
+void WorkspaceSecrets::askToStore(QWidget *parent, const DestinationCredential &credential,
+                                  StoredCallback done)
+{
+    QString value = m_cache->value(credential.key);
+    if (!askForSecret(
+            parent, credential.title(), credential.prompt(), value,
+            [credential](const QString &typed) { return credential.problemWith(typed); })) {
+        done(false);
+        return;
+    }
+    QPointer<QWidget> dialogParent(parent);
+    storeSecret(
+        credential.key, value.trimmed(),
+        [dialogParent, credential, done](const Expected<void> &result) {
+            if (!result) {
+                QMessageBox::warning(
+                    dialogParent, tr("Not Stored"),
+                    tr("%1 could not be stored: %2").arg(credential.title(), result.error()));
+            }
+            done(result.hasValue());
+        });
+}
+
+QString WorkspaceSecrets::storeDescription() const
+{
+    return activeStore()->description();
 }
 
 } // namespace EventDesk::Ui

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Expected.h"
+#include "editor/DestinationCredentials.h"
 #include "model/EventSubscription.h"
 
 #include <QList>
@@ -23,9 +24,11 @@ struct Workspace;
 namespace EventDesk::Ui {
 
 // SPEC H2 on the desktop: where the workspace's secrets (secret header values, topic access keys,
-// storage account keys) are kept, the system keychain or an alternative the user opted into, and
-// the cache the engine reads them from. Secrets never reach workspace.json, the store or logs.
-class WorkspaceSecrets final : public QObject
+// storage account keys, namespace connection strings) are kept, the system keychain or an
+// alternative the user opted into, and the cache the engine reads them from. Secrets never reach
+// workspace.json, the store or logs. The subscription editor reaches the destination credentials
+// through it (CredentialAccess).
+class WorkspaceSecrets final : public QObject, public CredentialAccess
 {
     Q_OBJECT
 
@@ -53,9 +56,12 @@ public:
 
     // Asks where to keep secrets: the system keychain, this run only, or a private file.
     void chooseStorage(QWidget *parent);
-    // A password field with a reveal toggle; false when cancelled.
-    bool askForSecret(QWidget *parent, const QString &title, const QString &label,
-                      QString &value) const;
+    // A password field with a reveal toggle; false when cancelled. problemOf, when given, says
+    // what is wrong with the value typed (shown under it, OK disabled) or nothing, and makes a
+    // value required.
+    using ProblemOf = std::function<QString(const QString &value)>;
+    bool askForSecret(QWidget *parent, const QString &title, const QString &label, QString &value,
+                      const ProblemOf &problemOf = {}) const;
 
     // Moves the values of the secret static headers of subscription (of topic) to the store; an
     // empty value keeps the stored one.
@@ -65,6 +71,12 @@ public:
     void storeTopicAccessKey(const QString &topic, const QString &key, DoneCallback done);
     void storeStorageAccountKey(const QString &account, const QString &key, DoneCallback done);
 
+    // CredentialAccess: the cache first (the workspace's secrets are loaded), then the store.
+    void findStored(const QString &key, FoundCallback done) override;
+    void askToStore(QWidget *parent, const DestinationCredential &credential,
+                    StoredCallback done) override;
+    QString storeDescription() const override;
+
 Q_SIGNALS:
     // The store's availability or the problems changed: what the status bar says.
     void statusChanged();
@@ -72,6 +84,9 @@ Q_SIGNALS:
     void storeChanged();
 
 private:
+    // Writes value under key in the active store, and into the cache once it is there.
+    void storeSecret(const QString &key, const QString &value, DoneCallback done);
+
     std::unique_ptr<KeychainSecretStore> m_keychain;
     std::unique_ptr<SecretStore> m_alternative; // opt-in: this run only, or a 0600 file
     std::shared_ptr<SecretCache> m_cache;

@@ -92,7 +92,10 @@ void WorkspaceTreeModel::setWorkspace(const Workspace &workspace)
         for (const EventSubscription &subscription : topic.eventSubscriptions) {
             SubscriptionRow child = previous.value(topic.name.toLower() + u'/' + subscription.name.toLower());
             child.name = subscription.name;
-            child.endpoint = subscription.endpointUrl.toString();
+            // "webhook http://...", "storage queue 'orders' of account 'dev'": a webhook's query
+            // and user info are left out, as they may carry a key.
+            child.destination
+                = Destinations::describe(subscription.destination, subscription.endpointUrl);
             child.enabled = subscription.enabled;
             row.subscriptions.append(child);
         }
@@ -339,7 +342,7 @@ QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const Subsc
         break;
     case Qt::ToolTipRole: {
         QString tip = tr("%1 → %2\nMatched %3, delivered %4, in flight %5, waiting %6")
-                          .arg(subscription.name, subscription.endpoint)
+                          .arg(subscription.name, subscription.destination)
                           .arg(state.matched)
                           .arg(state.delivered)
                           .arg(state.inFlight)

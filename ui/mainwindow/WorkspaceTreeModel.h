@@ -44,7 +44,7 @@ private:
     struct SubscriptionRow
     {
         QString name;
-        QString endpoint;
+        QString destination; // Destinations::describe()
         bool enabled = true;
         SubscriptionSnapshot state;
         bool hasState = false;

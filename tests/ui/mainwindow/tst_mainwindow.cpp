@@ -9,10 +9,15 @@
 #include "secrets/SecretStore.h"
 #include "io/SharedAccessSignature.h"
 #include "io/TestReceiverService.h"
+#include "WidgetInput.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
 #include <QIcon>
@@ -31,11 +36,13 @@
 #include <QTabWidget>
 #include <QTcpServer>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QTreeView>
 #include <QtTest>
 
 using namespace Qt::StringLiterals;
 using namespace EventDesk;
+using EventDesk::Testing::retype;
 
 namespace {
 
@@ -152,6 +159,7 @@ private Q_SLOTS:
     void treeShowsWaitingEndpointAndHeldEvents();
     void topicAccessKeyRequiredAfterSettingIt();
     void copiedSasTokenPublishes();
+    void destinationCredentialGoesToSecretStoreNotWorkspace();
 };
 
 void tst_MainWindow::initTestCase()
@@ -485,6 +493,94 @@ void tst_MainWindow::copiedSasTokenPublishes()
     QVERIFY(finished.wait(10000));
     QCOMPARE(reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 200);
     reply->deleteLater();
+}
+
+// A storage queue destination made in the editor: its account key is asked for in the secret
+// dialog, checked, kept in the secret store (the opt-in memory store standing in for the
+// keychain) and never written to workspace.json; the tree shows the queue, not an empty URL.
+void tst_MainWindow::destinationCredentialGoesToSecretStoreNotWorkspace()
+{
+    Fixture fixture(true);
+    Ui::MainWindow &window = *fixture.window;
+    window.useSecretStore(
+        std::make_unique<MemorySecretStore>(MemorySecretStore::Usage::ThisRunOnly));
+    QTRY_VERIFY_WITH_TIMEOUT(window.engineHost()->isRunning(), 20000);
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    window.selectSubscription(u"orders"_s, u"ok-sub"_s);
+    Ui::SubscriptionEditor *editor = window.editor();
+    auto *type = Testing::child<QComboBox>(editor, u"destinationTypeCombo"_s);
+    type->setCurrentIndex(type->findData(int(DestinationType::StorageQueue)));
+    retype(Testing::child<QLineEdit>(editor, u"resourceNameEdit"_s), u"devstoreaccount1"_s);
+    retype(Testing::child<QLineEdit>(editor, u"queueNameEdit"_s), u"orders"_s);
+    auto *status = Testing::child<QLabel>(editor, u"credentialStatus"_s);
+    auto *button = Testing::child<QPushButton>(editor, u"credentialButton"_s);
+    QTRY_VERIFY2(status->text().startsWith(u"⚠ Not stored yet"_s), qPrintable(status->text()));
+
+    const QString key = u"Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq=="_s;
+    bool answered = false;
+    QTimer::singleShot(0, &window, [&] {
+        auto *dialog = qobject_cast<QDialog *>(QApplication::activeModalWidget());
+        QVERIFY(dialog);
+        QVERIFY(dialog->windowTitle().contains(u"devstoreaccount1"_s));
+        auto *edit = dialog->findChild<QLineEdit *>();
+        QCOMPARE(edit->echoMode(), QLineEdit::Password);
+        QPushButton *ok = dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        auto *problem = dialog->findChild<QLabel *>(u"secretProblem"_s);
+        // Another account's connection string is refused with the reason, before it is stored.
+        edit->setText(u"DefaultEndpointsProtocol=https;AccountName=other;AccountKey=a2V5"_s);
+        QVERIFY(!ok->isEnabled());
+        QVERIFY2(problem->text().contains(u"is that of account 'other'"_s),
+                 qPrintable(problem->text()));
+        QDir().mkpath(u"/tmp/ui-shots"_s);
+        QCoreApplication::processEvents(); // the relayout for the message, before the grab
+        dialog->grab().save(u"/tmp/ui-shots/credential-dialog-refused.png"_s);
+        edit->setText(key);
+        QVERIFY(ok->isEnabled());
+        QCOMPARE(problem->text(), QString());
+        answered = true;
+        ok->click();
+    });
+    QTest::mouseClick(button, Qt::LeftButton);
+    QVERIFY(answered);
+    QTRY_VERIFY2(status->text().startsWith(u"✓ A key of account “devstoreaccount1” is stored"_s),
+                 qPrintable(status->text()));
+    QString stored;
+    window.activeSecretStore()->read(SecretKeys::storageAccountKey(u"devstoreaccount1"_s),
+                                     [&stored](const Expected<std::optional<QString>> &value) {
+                                         if (value && value.value())
+                                             stored = *value.value();
+                                     });
+    QTRY_COMPARE(stored, key);
+
+    QTest::mouseClick(editor->findChild<QPushButton *>(u"saveButton"_s), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        window.engineHost()->workspace().topics.at(0).eventSubscriptions.at(0).destination.type,
+        DestinationType::StorageQueue, 10000);
+    QFile file(fixture.directory.path() + u"/workspace.json"_s);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray saved = file.readAll();
+    QVERIFY(saved.contains("\"StorageQueue\""));
+    QVERIFY(saved.contains("storageAccounts/devstoreaccount1"));
+    QVERIFY(!saved.contains(key.left(16).toUtf8()));
+
+    // The tree says where the subscription delivers; a webhook still shows its URL.
+    const QModelIndex row = window.treeModel()->subscriptionIndex(u"orders"_s, u"ok-sub"_s);
+    const QString tip = row.data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.startsWith(u"ok-sub → storage queue 'orders' of account 'devstoreaccount1'"_s),
+             qPrintable(tip));
+    const QString webhookTip = window.treeModel()
+                                   ->subscriptionIndex(u"orders"_s, u"failing"_s)
+                                   .data(Qt::ToolTipRole)
+                                   .toString();
+    QVERIFY2(webhookTip.startsWith(
+                 u"failing → webhook http://127.0.0.1:%1/receivers/broken"_s.arg(fixture.port)),
+             qPrintable(webhookTip));
+    // A queue has no endpoint handshake to ask for.
+    QAction *validate = findAction(window, u"&Validate Now"_s);
+    QVERIFY(validate);
+    QVERIFY(!validate->isEnabled());
+    window.selectSubscription(u"orders"_s, u"unvalidated"_s);
+    QVERIFY(validate->isEnabled()); // a webhook that validates its endpoint
 }
 
 QTEST_MAIN(tst_MainWindow)

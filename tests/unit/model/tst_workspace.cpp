@@ -336,6 +336,8 @@ private Q_SLOTS:
     void deadLetterDestinations();
     void destinationTypes_data();
     void destinationTypes();
+    void destinationResourceParts_data();
+    void destinationResourceParts();
     void settingsRanges_data();
     void settingsRanges();
     void malformedJson();
@@ -1200,6 +1202,60 @@ void TestWorkspace::destinationTypes()
     QCOMPARE(differences(parsed, again.value()), QString());
     // The editor validates the same way as the file does.
     QVERIFY(validateEventSubscription(parsed, EventSchema::EventGrid, QString()));
+}
+
+void TestWorkspace::destinationResourceParts_data()
+{
+    QTest::addColumn<int>("type");
+    QTest::addColumn<QString>("resourceId");
+    QTest::addColumn<QStringList>("parts"); // account, site, function, namespace, entity
+    QTest::addColumn<bool>("whole");
+
+    const QString scope = u"/subscriptions/5e1c/resourceGroups/shop"_s;
+    QTest::newRow("function") << int(DestinationType::AzureFunction)
+                              << scope
+            + u"/providers/Microsoft.Web/sites/orders-app/functions/OnOrder"_s
+                              << QStringList {{}, u"orders-app"_s, u"OnOrder"_s, {}, {}} << true;
+    QTest::newRow("function being typed")
+        << int(DestinationType::AzureFunction)
+        << u"/providers/Microsoft.Web/sites/orders-app/functions/"_s
+        << QStringList {{}, u"orders-app"_s, {}, {}, {}} << false;
+    QTest::newRow("storage account")
+        << int(DestinationType::StorageQueue)
+        << scope + u"/providers/Microsoft.Storage/storageAccounts/dev"_s
+        << QStringList {u"dev"_s, {}, {}, {}, {}} << true;
+    QTest::newRow("service bus queue")
+        << int(DestinationType::ServiceBusQueue)
+        << u"/providers/Microsoft.ServiceBus/namespaces/shop/queues/orders"_s
+        << QStringList {{}, {}, {}, u"shop"_s, u"orders"_s} << true;
+    QTest::newRow("service bus topic")
+        << int(DestinationType::ServiceBusTopic)
+        << scope + u"/providers/Microsoft.ServiceBus/namespaces/shop/topics/orders"_s
+        << QStringList {{}, {}, {}, u"shop"_s, u"orders"_s} << true;
+    QTest::newRow("event hub without hub")
+        << int(DestinationType::EventHub)
+        << u"/providers/Microsoft.EventHub/namespaces/shop/eventhubs/"_s
+        << QStringList {{}, {}, {}, u"shop"_s, {}} << false;
+}
+
+// The editor shows the parts of a resource id while it is typed and builds the id from the parts
+// typed: both directions meet.
+void TestWorkspace::destinationResourceParts()
+{
+    QFETCH(int, type);
+    QFETCH(QString, resourceId);
+    QFETCH(QStringList, parts);
+    QFETCH(bool, whole);
+    DeliveryDestination destination;
+    destination.type = DestinationType(type);
+    destination.resourceId = resourceId;
+    const DestinationResource read = Destinations::resourceParts(destination);
+    QCOMPARE(
+        QStringList({read.account, read.site, read.function, read.serviceNamespace, read.entity}),
+        parts);
+    QCOMPARE(Destinations::resource(destination).has_value(), whole);
+    const QString scope = resourceId.left(resourceId.indexOf(u"/providers/"_s));
+    QCOMPARE(Destinations::resourceId(destination.type, read, scope), resourceId);
 }
 
 void TestWorkspace::settingsRanges_data()
