@@ -121,7 +121,8 @@ QByteArray sharedAccessSignature(const QUrl &resourceUri, const QString &keyName
     const QByteArray encodedUri
         = QUrl::toPercentEncoding(QString::fromUtf8(resourceUri.toEncoded()));
     const QByteArray expiry = QByteArray::number(expirySeconds);
-    const QByteArray signature = QMessageAuthenticationCode::hash(encodedUri + '\n' + expiry,
+    const QByteArray signedText = encodedUri + '\n' + expiry;
+    const QByteArray signature = QMessageAuthenticationCode::hash(signedText,
                                                                   key.toUtf8(),
                                                                   QCryptographicHash::Sha256)
                                      .toBase64();

@@ -58,10 +58,10 @@ bool validSignature(const ReceivedRequest &request, const QString &entityUrl)
     const QUrlQuery token(QString::fromLatin1(authorization.mid(22)));
     const QByteArray resource = token.queryItemValue(u"sr"_s, QUrl::FullyDecoded).toUtf8();
     const QByteArray expiry = token.queryItemValue(u"se"_s).toLatin1();
+    const QByteArray signedText
+        = QUrl::toPercentEncoding(QString::fromUtf8(resource)) + '\n' + expiry;
     const QByteArray signature
-        = QMessageAuthenticationCode::hash(QUrl::toPercentEncoding(QString::fromUtf8(resource))
-                                               + '\n' + expiry,
-                                           NamespaceKey, QCryptographicHash::Sha256)
+        = QMessageAuthenticationCode::hash(signedText, NamespaceKey, QCryptographicHash::Sha256)
               .toBase64();
     return resource == entityUrl.toUtf8() && token.queryItemValue(u"skn"_s) == u"send"_s
         && token.queryItemValue(u"sig"_s, QUrl::FullyDecoded).toLatin1() == signature
