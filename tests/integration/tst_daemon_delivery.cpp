@@ -31,6 +31,7 @@ namespace {
 // DeliveryOutcome as stored in attempt_log.outcome.
 constexpr int OutcomeDelivered = 0;
 constexpr int OutcomeTimedOut = 6;
+constexpr int OutcomeBusy = 7;
 constexpr int OutcomeSocketError = 8;
 constexpr int OutcomeResolutionError = 9;
 
@@ -448,6 +449,9 @@ void DaemonDeliveryTest::d1_restartMidScheduleStillDelivers()
 
     QCOMPARE(m_daemon->publish(u"orders"_s, eventBatch({u"evt-restart"_s})).status, 200);
     QTRY_COMPARE_WITH_TIMEOUT(m_receiver->requestCount(), 1, DeliveryTimeoutMs);
+    // The 503 must have been taken in and committed before the stop: a request still open when
+    // the daemon stops is Canceled and sent again without counting as an attempt (SPEC §7).
+    QTRY_COMPARE_WITH_TIMEOUT(storeValue(attemptCountSql(OutcomeBusy)), 1, DeliveryTimeoutMs);
     QVERIFY2(m_daemon->terminate(), qPrintable(daemonLog()));
     const qsizetype attemptsBeforeRestart = m_receiver->requestCount();
     QCOMPARE(m_receiver->acceptedEventIds().size(), 0);
