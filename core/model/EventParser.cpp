@@ -1,5 +1,6 @@
 #include "EventParser.h"
 
+#include "EventScanner.h"
 #include "JsonSupport.h"
 #include "PublishedBytes.h"
 
@@ -123,14 +124,15 @@ QByteArray compact(const QJsonObject &object)
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 
-std::optional<Rejection> checkEventSize(const QByteArray &body, qsizetype index)
+// bytes: the size of the event as stored.
+std::optional<Rejection> checkEventSize(qsizetype bytes, qsizetype index)
 {
-    if (body.size() <= EventParser::MaxEventBytes)
+    if (bytes <= EventParser::MaxEventBytes)
         return std::nullopt;
     return Rejection {
         413, u"PayloadTooLarge"_s,
         u"%1 is %2 bytes; each event is limited to %3"_s.arg(
-            eventPath(index), QString::number(body.size()), limitText(EventParser::MaxEventBytes))};
+            eventPath(index), QString::number(bytes), limitText(EventParser::MaxEventBytes))};
 }
 
 // Reads a string field that may be required. Absent -> nullopt with no rejection when optional.
@@ -156,43 +158,65 @@ std::optional<Rejection> readString(const QJsonObject &event, QLatin1StringView 
 
 // ---- Event Grid schema (SPEC S1) -----------------------------------------------------------
 
-// engineFields: ',"metadataVersion":"1","topic":"<path>"}', spliced over the closing brace of
-// the published bytes.
-std::optional<Rejection> parseEventGridEvent(const Topic &topic, QJsonObject event, qsizetype index,
-                                             QByteArray publishedBytes,
-                                             const QByteArray &engineFields,
-                                             EventParser::FilterViews filterViews,
-                                             PublishedEvent *published)
+// String fields to read, each with where its value goes.
+template<size_t Count>
+using StringFields = std::array<std::pair<QLatin1StringView, QString *>, Count>;
+
+// The required fields, in the order their absence is reported.
+StringFields<5> eventGridFields(PublishedEvent *published)
 {
-    const std::array<std::pair<QLatin1StringView, QString *>, 5> fields = {{
+    return {{
         {"id"_L1, &published->id},
         {"subject"_L1, &published->subject},
         {"eventType"_L1, &published->eventType},
         {"eventTime"_L1, &published->eventTime},
         {"dataVersion"_L1, &published->dataVersion},
     }};
-    for (const auto &[field, target] : fields) {
+}
+
+// What the required fields must hold once they are read as strings.
+std::optional<Rejection> checkEventGridFields(const PublishedEvent &published, qsizetype index)
+{
+    if (published.id.isEmpty())
+        return badRequest(u"%1.id: must not be empty"_s.arg(eventPath(index)));
+    if (published.eventType.isEmpty())
+        return badRequest(u"%1.eventType: must not be empty"_s.arg(eventPath(index)));
+    if (!isIsoDateTime(published.eventTime)) {
+        return badRequest(u"%1.eventTime: must be an ISO 8601 date-time string (got %2)"_s.arg(
+            eventPath(index), describeValue(published.eventTime)));
+    }
+    return std::nullopt;
+}
+
+// engineFields: ',"metadataVersion":"1","topic":"<path>"}', spliced over the closing brace of
+// the published bytes.
+void spliceEngineFields(QByteArray *publishedBytes, const QByteArray &engineFields)
+{
+    publishedBytes->chop(1);
+    publishedBytes->append(engineFields);
+}
+
+std::optional<Rejection> parseEventGridEvent(const Topic &topic, QJsonObject event, qsizetype index,
+                                             QByteArray publishedBytes,
+                                             const QByteArray &engineFields,
+                                             EventParser::FilterViews filterViews,
+                                             PublishedEvent *published)
+{
+    for (const auto &[field, target] : eventGridFields(published)) {
         if (std::optional<Rejection> rejection
             = readString(event, field, index, true, "field"_L1, target)) {
             return rejection;
         }
     }
-    if (published->id.isEmpty())
-        return badRequest(u"%1.id: must not be empty"_s.arg(eventPath(index)));
-    if (published->eventType.isEmpty())
-        return badRequest(u"%1.eventType: must not be empty"_s.arg(eventPath(index)));
-    if (!isIsoDateTime(published->eventTime)) {
-        return badRequest(u"%1.eventTime: must be an ISO 8601 date-time string (got %2)"_s.arg(
-            eventPath(index), describeValue(published->eventTime)));
-    }
+    if (std::optional<Rejection> rejection = checkEventGridFields(*published, index))
+        return rejection;
     // SPEC S1: the engine owns these two fields. When the publisher sent neither, they are
     // spliced into the published bytes (the object has fields, so a comma can precede them);
     // otherwise the event is serialised again with the publisher's values replaced.
     const bool splice = !publishedBytes.isEmpty() && publishedBytes.endsWith('}')
         && !event.contains("topic"_L1) && !event.contains("metadataVersion"_L1);
     if (splice) {
-        publishedBytes.chop(1);
-        publishedBytes.append(engineFields);
+        spliceEngineFields(&publishedBytes, engineFields);
         published->body = std::move(publishedBytes);
     }
     if (!splice || filterViews == EventParser::FilterViews::Build) {
@@ -202,10 +226,61 @@ std::optional<Rejection> parseEventGridEvent(const Topic &topic, QJsonObject eve
             published->body = compact(event);
         published->filterView = event;
     }
-    return checkEventSize(published->body, index);
+    return checkEventSize(published->body.size(), index);
 }
 
 // ---- CloudEvents 1.0 (SPEC S2) -------------------------------------------------------------
+
+// The required attributes, in the order their absence is reported.
+StringFields<4> cloudEventRequired(QString *specVersion, QString *source,
+                                   PublishedEvent *published)
+{
+    return {{
+        {"specversion"_L1, specVersion},
+        {"id"_L1, &published->id},
+        {"source"_L1, source},
+        {"type"_L1, &published->eventType},
+    }};
+}
+
+// What the required attributes must hold once they are read as strings.
+std::optional<Rejection> checkCloudEventRequired(const StringFields<4> &required, qsizetype index)
+{
+    const QString &specVersion = *required[0].second;
+    if (specVersion != "1.0"_L1) {
+        return badRequest(u"%1.specversion: must be \"1.0\" (got %2)"_s.arg(
+            eventPath(index), describeValue(specVersion)));
+    }
+    for (const auto &[attribute, target] : required) {
+        if (target->isEmpty())
+            return badRequest(u"%1.%2: must not be empty"_s.arg(eventPath(index), attribute));
+    }
+    return std::nullopt;
+}
+
+// The optional attributes the parser reads.
+StringFields<3> cloudEventOptional(QString *timeText, PublishedEvent *published)
+{
+    return {{
+        {"subject"_L1, &published->subject},
+        {"time"_L1, timeText},
+        {"dataversion"_L1, &published->dataVersion},
+    }};
+}
+
+// Checked only when time is a string (an absent or null time is allowed).
+std::optional<Rejection> checkCloudEventTime(const QString &timeText, qsizetype index)
+{
+    if (isIsoDateTime(timeText))
+        return std::nullopt;
+    return badRequest(u"%1.time: must be an RFC 3339 date-time string (got %2)"_s.arg(
+        eventPath(index), describeValue(timeText)));
+}
+
+Rejection bothDataRejection(qsizetype index)
+{
+    return badRequest(u"%1: must not have both 'data' and 'data_base64'"_s.arg(eventPath(index)));
+}
 
 std::optional<Rejection> parseCloudEvent(const QJsonObject &event, qsizetype index,
                                          QByteArray publishedBytes,
@@ -214,53 +289,128 @@ std::optional<Rejection> parseCloudEvent(const QJsonObject &event, qsizetype ind
 {
     QString specVersion;
     QString source;
-    const std::array<std::pair<QLatin1StringView, QString *>, 4> required = {{
-        {"specversion"_L1, &specVersion},
-        {"id"_L1, &published->id},
-        {"source"_L1, &source},
-        {"type"_L1, &published->eventType},
-    }};
+    const StringFields<4> required = cloudEventRequired(&specVersion, &source, published);
     for (const auto &[attribute, target] : required) {
         if (std::optional<Rejection> rejection
             = readString(event, attribute, index, true, "attribute"_L1, target)) {
             return rejection;
         }
     }
-    if (specVersion != "1.0"_L1) {
-        return badRequest(u"%1.specversion: must be \"1.0\" (got %2)"_s.arg(
-            eventPath(index), describeValue(specVersion)));
-    }
-    for (const auto &[attribute, target] : required) {
-        if (target->isEmpty()) {
-            return badRequest(u"%1.%2: must not be empty"_s.arg(eventPath(index), attribute));
-        }
-    }
+    if (std::optional<Rejection> rejection = checkCloudEventRequired(required, index))
+        return rejection;
     QString timeText;
-    const std::array<std::pair<QLatin1StringView, QString *>, 3> optional = {{
-        {"subject"_L1, &published->subject},
-        {"time"_L1, &timeText},
-        {"dataversion"_L1, &published->dataVersion},
-    }};
-    for (const auto &[attribute, target] : optional) {
+    for (const auto &[attribute, target] : cloudEventOptional(&timeText, published)) {
         if (std::optional<Rejection> rejection
             = readString(event, attribute, index, false, "attribute"_L1, target)) {
             return rejection;
         }
     }
-    const QJsonValue timeValue = event.value("time"_L1);
-    if (timeValue.isString() && !isIsoDateTime(timeText)) {
-        return badRequest(u"%1.time: must be an RFC 3339 date-time string (got %2)"_s.arg(
-            eventPath(index), describeValue(timeText)));
+    if (event.value("time"_L1).isString()) {
+        if (std::optional<Rejection> rejection = checkCloudEventTime(timeText, index))
+            return rejection;
     }
-    if (event.contains("data"_L1) && event.contains("data_base64"_L1)) {
-        return badRequest(
-            u"%1: must not have both 'data' and 'data_base64'"_s.arg(eventPath(index)));
-    }
+    if (event.contains("data"_L1) && event.contains("data_base64"_L1))
+        return bothDataRejection(index);
     published->eventTime = timeText;
     published->body = publishedBytes.isEmpty() ? compact(event) : std::move(publishedBytes);
     if (filterViews == EventParser::FilterViews::Build)
         published->filterView = event;
-    return checkEventSize(published->body, index);
+    return checkEventSize(published->body.size(), index);
+}
+
+// ---- Event Grid and CloudEvents read by the scanner ----------------------------------------
+//
+// When no filter view is built, the common event is read by EventScanner instead of a
+// QJsonDocument: a 1 KB event costs a fraction of the parse (bench/RESULTS.md). These functions
+// accept an event only when the QJsonDocument path above would accept it with the same fields
+// and bytes; they return false for anything else, rejections included, and the caller then takes
+// that path, which words the answer.
+
+QString scannedText(const ScannedMember &member)
+{
+    return QString::fromUtf8(member.text.data(), member.text.size());
+}
+
+bool readScannedEventGridEvent(qsizetype index, QByteArray *publishedBytes,
+                               const QByteArray &engineFields, PublishedEvent *published)
+{
+    // The five required fields, then topic and metadataVersion: given by the publisher, they
+    // are replaced in a serialised copy of the tree (SPEC S1), which only QJsonDocument has.
+    static constexpr std::array<QLatin1StringView, 7> names = {
+        "id"_L1, "subject"_L1, "eventType"_L1, "eventTime"_L1, "dataVersion"_L1,
+        "topic"_L1, "metadataVersion"_L1,
+    };
+    constexpr size_t topicMember = 5;
+    constexpr size_t metadataVersionMember = 6;
+    std::array<ScannedMember, names.size()> members;
+    if (!EventScanner::scanObject(*publishedBytes, names, members))
+        return false;
+    if (members[topicMember].kind != ScannedMember::Kind::Absent
+        || members[metadataVersionMember].kind != ScannedMember::Kind::Absent) {
+        return false;
+    }
+    const StringFields<5> fields = eventGridFields(published);
+    for (size_t field = 0; field < fields.size(); ++field) {
+        if (members[field].kind != ScannedMember::Kind::PlainString)
+            return false;
+        *fields[field].second = scannedText(members[field]);
+    }
+    if (checkEventGridFields(*published, index)
+        || checkEventSize(publishedBytes->size() - 1 + engineFields.size(), index)) {
+        return false;
+    }
+    spliceEngineFields(publishedBytes, engineFields);
+    published->body = std::move(*publishedBytes);
+    return true;
+}
+
+bool readScannedCloudEvent(qsizetype index, QByteArray *publishedBytes, PublishedEvent *published)
+{
+    // The four required attributes, the three optional ones, then data and data_base64.
+    static constexpr std::array<QLatin1StringView, 9> names = {
+        "specversion"_L1, "id"_L1,          "source"_L1, "type"_L1,        "subject"_L1,
+        "time"_L1,        "dataversion"_L1, "data"_L1,   "data_base64"_L1,
+    };
+    constexpr size_t firstOptionalMember = 4;
+    constexpr size_t timeMember = 5;
+    constexpr size_t dataMember = 7;
+    constexpr size_t dataBase64Member = 8;
+    std::array<ScannedMember, names.size()> members;
+    if (!EventScanner::scanObject(*publishedBytes, names, members))
+        return false;
+    QString specVersion;
+    QString source;
+    const StringFields<4> required = cloudEventRequired(&specVersion, &source, published);
+    for (size_t attribute = 0; attribute < required.size(); ++attribute) {
+        if (members[attribute].kind != ScannedMember::Kind::PlainString)
+            return false;
+        *required[attribute].second = scannedText(members[attribute]);
+    }
+    if (checkCloudEventRequired(required, index))
+        return false;
+    // CloudEvents JSON format: an optional attribute set to null is the same as an absent one.
+    QString timeText;
+    const StringFields<3> optional = cloudEventOptional(&timeText, published);
+    for (size_t attribute = 0; attribute < optional.size(); ++attribute) {
+        const ScannedMember &member = members[firstOptionalMember + attribute];
+        if (member.kind == ScannedMember::Kind::PlainString)
+            *optional[attribute].second = scannedText(member);
+        else if (member.kind == ScannedMember::Kind::OtherValue)
+            return false;
+    }
+    if (members[timeMember].kind == ScannedMember::Kind::PlainString
+        && checkCloudEventTime(timeText, index)) {
+        return false;
+    }
+    if (members[dataMember].kind != ScannedMember::Kind::Absent
+        && members[dataBase64Member].kind != ScannedMember::Kind::Absent) {
+        return false;
+    }
+    if (checkEventSize(publishedBytes->size(), index))
+        return false;
+    published->eventTime = timeText;
+    published->body = std::move(*publishedBytes);
+    return true;
 }
 
 // ---- Custom input schema (SPEC S3) ---------------------------------------------------------
@@ -363,7 +513,7 @@ std::optional<Rejection> parseCustomEvent(const Topic &topic, const QJsonObject 
 
     published->body = publishedBytes.isEmpty() ? compact(event) : std::move(publishedBytes);
     if (filterViews == EventParser::FilterViews::Skip)
-        return checkEventSize(published->body, index);
+        return checkEventSize(published->body.size(), index);
     published->filterView = QJsonObject {
         {"id"_L1, published->id},
         {"topic"_L1, topic.resourcePath()},
@@ -373,7 +523,7 @@ std::optional<Rejection> parseCustomEvent(const Topic &topic, const QJsonObject 
         {"eventTime"_L1, published->eventTime},
         {"data"_L1, event},
     };
-    return checkEventSize(published->body, index);
+    return checkEventSize(published->body.size(), index);
 }
 
 QString describeShape(const QJsonDocument &document)
@@ -385,7 +535,7 @@ QString describeShape(const QJsonDocument &document)
 
 PublishParseResult EventParser::parse(const Topic &topic, const QByteArray &body,
                                       const QByteArray &contentType, const QString &publishTimeIso,
-                                      FilterViews filterViews)
+                                      FilterViews filterViews, EventReading reading)
 {
     // SPEC §10: checked before any parsing, so an oversized request costs nothing.
     if (body.size() > MaxRequestBytes) {
@@ -443,6 +593,17 @@ PublishParseResult EventParser::parse(const Topic &topic, const QByteArray &body
         return std::nullopt;
     };
 
+    // SPEC S1, S2: without a filter view to build, an event needs no tree: EventScanner reads it,
+    // and what it does not positively accept is read by QJsonDocument as before.
+    const bool scan = reading == EventReading::Scanner && filterViews == FilterViews::Skip
+        && topic.inputSchema != EventSchema::Custom;
+    const auto readScanned = [&](qsizetype index, QByteArray *publishedBytes,
+                                 PublishedEvent *published) {
+        return topic.inputSchema == EventSchema::EventGrid
+            ? readScannedEventGridEvent(index, publishedBytes, engineFields, published)
+            : readScannedCloudEvent(index, publishedBytes, published);
+    };
+
     // The common case first: an array of valid events, each parsed on its own. One document of
     // a whole 1 MB request costs more (its parsed tree grows by reallocation, and every event
     // stays parsed until the last is read). Anything this path does not accept - malformed JSON,
@@ -453,9 +614,14 @@ PublishParseResult EventParser::parse(const Topic &topic, const QByteArray &body
             PublishParseResult result;
             result.events.reserve(elements->size());
             for (qsizetype index = 0; index < elements->size(); ++index) {
+                PublishedEvent published;
+                if (scan && readScanned(index, &(*elements)[index], &published)) {
+                    result.events.append(std::move(published));
+                    continue;
+                }
+                published = PublishedEvent();
                 QJsonParseError elementError;
                 const QJsonDocument element = QJsonDocument::fromJson((*elements)[index], &elementError);
-                PublishedEvent published;
                 if (elementError.error != QJsonParseError::NoError || !element.isObject()
                     || parseEvent(index, element.object(), std::move((*elements)[index]), &published)) {
                     result.events.clear();
