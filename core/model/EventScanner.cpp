@@ -1,5 +1,6 @@
 #include "EventScanner.h"
 
+#include <bit>
 #include <cstring>
 
 namespace EventDesk {
@@ -32,13 +33,13 @@ constexpr quint64 hasZeroByte(quint64 word)
     return (word - EveryByte) & ~word & HighBits;
 }
 
-// Whether any of the eight bytes is a quote, a backslash or not ASCII: the bytes a string scan
-// must stop at. Event payloads are mostly string contents, so strings are skipped a word at a time.
-constexpr bool hasStringStop(quint64 word)
+// The top bit of each of the eight bytes that is a quote, a backslash or not ASCII: the bytes a
+// string scan must stop at. Event payloads are mostly string contents, so strings are skipped a
+// word at a time. Only the lowest set bit is exact (a borrow can mark the byte above a match).
+constexpr quint64 stringStops(quint64 word)
 {
-    return (hasZeroByte(word ^ (EveryByte * '"')) | hasZeroByte(word ^ (EveryByte * '\\'))
-            | (word & HighBits))
-        != 0;
+    return hasZeroByte(word ^ (EveryByte * '"')) | hasZeroByte(word ^ (EveryByte * '\\'))
+        | (word & HighBits);
 }
 
 bool isDigit(char character)
@@ -50,6 +51,72 @@ bool isHexDigit(char character)
 {
     return isDigit(character) || (character >= 'a' && character <= 'f')
         || (character >= 'A' && character <= 'F');
+}
+
+// The end of the escape sequence that starts with the backslash at `at`, or nullptr when it is
+// not one the scanner accepts.
+const char *escapeEnd(const char *at, const char *end)
+{
+    if (end - at < 2)
+        return nullptr;
+    switch (at[1]) {
+    case '"':
+    case '\\':
+    case '/':
+    case 'b':
+    case 'f':
+    case 'n':
+    case 'r':
+    case 't':
+        return at + 2;
+    case 'u':
+        if (end - at < 6)
+            return nullptr;
+        for (int index = 2; index < 6; ++index) {
+            if (!isHexDigit(at[index]))
+                return nullptr;
+        }
+        return at + 6;
+    default:
+        return nullptr;
+    }
+}
+
+// The end of the UTF-8 sequence of two to four bytes that starts at `at`, or nullptr when it is not
+// well formed (Unicode table 3-7: no overlong forms, no surrogates, nothing above U+10FFFF).
+const char *utf8SequenceEnd(const char *at, const char *end)
+{
+    const auto byteAt = [at](qsizetype offset) {
+        return uchar(at[offset]);
+    };
+    const uchar lead = byteAt(0);
+    qsizetype length = 0;
+    uchar secondLow = 0x80;
+    uchar secondHigh = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+        length = 3;
+        if (lead == 0xE0)
+            secondLow = 0xA0;
+        else if (lead == 0xED)
+            secondHigh = 0x9F;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        length = 4;
+        if (lead == 0xF0)
+            secondLow = 0x90;
+        else if (lead == 0xF4)
+            secondHigh = 0x8F;
+    } else {
+        return nullptr;
+    }
+    if (end - at < length || byteAt(1) < secondLow || byteAt(1) > secondHigh)
+        return nullptr;
+    for (qsizetype offset = 2; offset < length; ++offset) {
+        if (byteAt(offset) < 0x80 || byteAt(offset) > 0xBF)
+            return nullptr;
+    }
+    return at + length;
 }
 
 class Reader
@@ -69,8 +136,6 @@ private:
     bool object(int depth);
     bool array(int depth);
     bool string(ScannedMember *member);
-    bool escape();
-    bool utf8Sequence();
     bool number();
     bool literal(QByteArrayView word);
     ScannedMember *memberNamed(QByteArrayView key, std::span<const QLatin1StringView> names,
@@ -245,111 +310,45 @@ bool Reader::array(int depth)
 // m_at is at the opening quote; on success it is just past the closing one.
 bool Reader::string(ScannedMember *member)
 {
-    const char *const start = ++m_at;
+    const char *const start = m_at + 1;
+    const char *at = start;
     bool plain = !(m_end - start >= 3 && std::memcmp(start, "\xEF\xBB\xBF", 3) == 0);
     for (;;) {
         quint64 word;
-        while (m_end - m_at >= qsizetype(sizeof word)) {
-            std::memcpy(&word, m_at, sizeof word);
-            if (hasStringStop(word))
+        while (m_end - at >= qsizetype(sizeof word)) {
+            std::memcpy(&word, at, sizeof word);
+            if (const quint64 stops = stringStops(word)) {
+                // The first byte in memory is the lowest only on a little-endian machine;
+                // elsewhere the bytes before the stop are stepped over one by one below.
+                if constexpr (std::endian::native == std::endian::little)
+                    at += std::countr_zero(stops) / 8;
                 break;
-            m_at += sizeof word;
+            }
+            at += sizeof word;
         }
-        if (m_at == m_end)
+        if (at == m_end)
             return false;
-        const char character = *m_at;
+        const char character = *at;
         if (character == '"') {
             if (member) {
                 member->kind
                     = plain ? ScannedMember::Kind::PlainString : ScannedMember::Kind::OtherValue;
-                member->text = QByteArrayView(start, m_at - start);
+                member->text = QByteArrayView(start, at - start);
             }
-            ++m_at;
+            m_at = at + 1;
             return true;
         }
         if (character == '\\') {
             plain = false;
-            if (!escape())
-                return false;
+            at = escapeEnd(at, m_end);
         } else if (uchar(character) >= 0x80) {
-            if (!utf8Sequence())
-                return false;
+            at = utf8SequenceEnd(at, m_end);
         } else {
-            ++m_at;
+            ++at;
         }
-    }
-}
-
-bool Reader::escape()
-{
-    if (m_end - m_at < 2)
-        return false;
-    switch (m_at[1]) {
-    case '"':
-    case '\\':
-    case '/':
-    case 'b':
-    case 'f':
-    case 'n':
-    case 'r':
-    case 't':
-        m_at += 2;
-        return true;
-    case 'u':
-        if (m_end - m_at < 6)
-            return false;
-        for (int index = 2; index < 6; ++index) {
-            if (!isHexDigit(m_at[index]))
-                return false;
-        }
-        m_at += 6;
-        return true;
-    default:
-        return false;
-    }
-}
-
-// One well-formed UTF-8 sequence of two to four bytes (Unicode table 3-7): no overlong forms, no
-// surrogates, nothing above U+10FFFF.
-bool Reader::utf8Sequence()
-{
-    const auto byteAt = [this](qsizetype offset) {
-        return uchar(m_at[offset]);
-    };
-    const auto isContinuation = [](uchar byte) {
-        return byte >= 0x80 && byte <= 0xBF;
-    };
-    const uchar lead = byteAt(0);
-    qsizetype length = 0;
-    uchar secondLow = 0x80;
-    uchar secondHigh = 0xBF;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3;
-        if (lead == 0xE0)
-            secondLow = 0xA0;
-        else if (lead == 0xED)
-            secondHigh = 0x9F;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4;
-        if (lead == 0xF0)
-            secondLow = 0x90;
-        else if (lead == 0xF4)
-            secondHigh = 0x8F;
-    } else {
-        return false;
-    }
-    if (m_end - m_at < length)
-        return false;
-    if (byteAt(1) < secondLow || byteAt(1) > secondHigh)
-        return false;
-    for (qsizetype offset = 2; offset < length; ++offset) {
-        if (!isContinuation(byteAt(offset)))
+        if (!at)
             return false;
     }
-    m_at += length;
-    return true;
 }
 
 // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]{1,2})?, at most MaxNumberLength characters: within
