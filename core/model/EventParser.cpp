@@ -1,6 +1,8 @@
 #include "EventParser.h"
 
+#include "EventScanner.h"
 #include "JsonSupport.h"
+#include "PublishedBytes.h"
 
 #include <QDate>
 #include <QJsonArray>
@@ -9,7 +11,6 @@
 #include <QUuid>
 
 #include <array>
-#include <cstring>
 #include <optional>
 
 using namespace Qt::StringLiterals;
@@ -123,162 +124,15 @@ QByteArray compact(const QJsonObject &object)
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 
-// ---- The published bytes of each event -----------------------------------------------------
-//
-// Events are stored and delivered as the bytes they were published in, minus the whitespace
-// between tokens, instead of being serialised again from the parsed tree: serialising was the
-// largest single cost of a publish (ARCHITECTURE: QJsonDocument writes ~73k 1 KB events/s per
-// core), and the published bytes also keep what a round trip through QJsonValue loses (integers
-// beyond 2^53, the publisher's key order). The scanner checks only an array's skeleton itself
-// (splitArray); the values it copies are validated by QJsonDocument afterwards, each on its own or
-// as the whole document, so it reports no other errors. It never reads past the end.
-
-bool isJsonSpace(char character)
+// bytes: the size of the event as stored.
+std::optional<Rejection> checkEventSize(qsizetype bytes, qsizetype index)
 {
-    return character == ' ' || character == '\n' || character == '\r' || character == '\t';
-}
-
-qsizetype skipSpace(const char *data, qsizetype size, qsizetype at)
-{
-    while (at < size && isJsonSpace(data[at]))
-        ++at;
-    return at;
-}
-
-// Index just after the string whose opening quote is at data[at]. Event payloads are mostly
-// string contents, so the closing quote is found with memchr; a quote preceded by an odd number
-// of backslashes is escaped and the search goes on.
-qsizetype skipString(const char *data, qsizetype size, qsizetype at)
-{
-    for (++at; at < size;) {
-        const auto *quote = static_cast<const char *>(std::memchr(data + at, '"', size_t(size - at)));
-        if (!quote)
-            return size;
-        const qsizetype position = quote - data;
-        qsizetype backslashes = 0;
-        while (position - 1 - backslashes >= at && data[position - 1 - backslashes] == '\\')
-            ++backslashes;
-        if (backslashes % 2 == 0)
-            return position + 1;
-        at = position + 1;
-    }
-    return size;
-}
-
-// Appends the value that starts at data[at] to out without insignificant whitespace; returns
-// the index just after it.
-qsizetype appendCompactValue(const char *data, qsizetype size, qsizetype at, QByteArray *out)
-{
-    const qsizetype start = at;
-    if (data[at] == '"') {
-        at = skipString(data, size, at);
-        out->append(data + start, at - start);
-        return at;
-    }
-    if (data[at] != '{' && data[at] != '[') {
-        while (at < size && !isJsonSpace(data[at]) && data[at] != ',' && data[at] != ']'
-               && data[at] != '}')
-            ++at;
-        out->append(data + start, at - start);
-        return at;
-    }
-    int depth = 0;
-    qsizetype run = at; // start of the bytes not yet copied
-    do {
-        const char character = data[at];
-        if (character == '"') {
-            at = skipString(data, size, at);
-        } else if (isJsonSpace(character)) {
-            out->append(data + run, at - run);
-            at = skipSpace(data, size, at);
-            run = at;
-        } else {
-            if (character == '{' || character == '[')
-                ++depth;
-            else if (character == '}' || character == ']')
-                --depth;
-            ++at;
-        }
-    } while (depth > 0 && at < size);
-    out->append(data + run, at - run);
-    return at;
-}
-
-// A copy of the scanned bytes in a buffer of their own size plus spare (room for what is spliced
-// in later): an event is held in memory until it is delivered, and the scan's buffer would keep
-// several KB per 1 KB event.
-QByteArray fitted(const QByteArray &scanned, qsizetype spare)
-{
-    QByteArray value;
-    value.reserve(scanned.size() + spare);
-    value.append(scanned.constData(), scanned.size());
-    return value;
-}
-
-// The compact bytes of each element when body is a top-level array whose skeleton - brackets,
-// commas, nothing after the closing bracket - is well formed; nullopt otherwise. The elements
-// themselves are not validated here: each is parsed on its own afterwards.
-std::optional<QList<QByteArray>> splitArray(const QByteArray &body, qsizetype spare)
-{
-    const char *data = body.constData();
-    const qsizetype size = body.size();
-    qsizetype at = skipSpace(data, size, body.startsWith("\xEF\xBB\xBF") ? 3 : 0);
-    if (at >= size || data[at] != '[')
-        return std::nullopt;
-    at = skipSpace(data, size, at + 1);
-    QList<QByteArray> elements;
-    if (at < size && data[at] == ']')
-        return skipSpace(data, size, at + 1) == size ? std::optional(elements) : std::nullopt;
-    QByteArray scanned;
-    while (at < size) {
-        const qsizetype start = at;
-        scanned.resize(0);
-        at = appendCompactValue(data, size, at, &scanned);
-        if (at == start)
-            return std::nullopt;
-        elements.append(fitted(scanned, spare));
-        at = skipSpace(data, size, at);
-        if (at >= size)
-            return std::nullopt;
-        if (data[at] == ']')
-            return skipSpace(data, size, at + 1) == size ? std::optional(elements) : std::nullopt;
-        if (data[at] != ',')
-            return std::nullopt;
-        at = skipSpace(data, size, at + 1);
-    }
-    return std::nullopt;
-}
-
-// The compact bytes of each element of a top-level array, or of a top-level object alone.
-QList<QByteArray> publishedValues(const QByteArray &body, qsizetype spare)
-{
-    QList<QByteArray> values;
-    const char *data = body.constData();
-    const qsizetype size = body.size();
-    qsizetype at = body.startsWith("\xEF\xBB\xBF") ? 3 : 0;
-    at = skipSpace(data, size, at);
-    if (at >= size)
-        return values;
-    if (data[at] == '{') {
-        QByteArray value;
-        value.reserve(size - at + spare);
-        appendCompactValue(data, size, at, &value);
-        values.append(std::move(value));
-        return values;
-    }
-    // Valid JSON always has a well-formed array skeleton; an empty list makes the caller
-    // serialise the events from the parsed tree instead.
-    return splitArray(body, spare).value_or(QList<QByteArray>());
-}
-
-std::optional<Rejection> checkEventSize(const QByteArray &body, qsizetype index)
-{
-    if (body.size() <= EventParser::MaxEventBytes)
+    if (bytes <= EventParser::MaxEventBytes)
         return std::nullopt;
     return Rejection {
         413, u"PayloadTooLarge"_s,
         u"%1 is %2 bytes; each event is limited to %3"_s.arg(
-            eventPath(index), QString::number(body.size()), limitText(EventParser::MaxEventBytes))};
+            eventPath(index), QString::number(bytes), limitText(EventParser::MaxEventBytes))};
 }
 
 // Reads a string field that may be required. Absent -> nullopt with no rejection when optional.
@@ -304,43 +158,65 @@ std::optional<Rejection> readString(const QJsonObject &event, QLatin1StringView 
 
 // ---- Event Grid schema (SPEC S1) -----------------------------------------------------------
 
-// engineFields: ',"metadataVersion":"1","topic":"<path>"}', spliced over the closing brace of
-// the published bytes.
-std::optional<Rejection> parseEventGridEvent(const Topic &topic, QJsonObject event, qsizetype index,
-                                             QByteArray publishedBytes,
-                                             const QByteArray &engineFields,
-                                             EventParser::FilterViews filterViews,
-                                             PublishedEvent *published)
+// String fields to read, each with where its value goes.
+template<size_t Count>
+using StringFields = std::array<std::pair<QLatin1StringView, QString *>, Count>;
+
+// The required fields, in the order their absence is reported.
+StringFields<5> eventGridFields(PublishedEvent *published)
 {
-    const std::array<std::pair<QLatin1StringView, QString *>, 5> fields = {{
+    return {{
         {"id"_L1, &published->id},
         {"subject"_L1, &published->subject},
         {"eventType"_L1, &published->eventType},
         {"eventTime"_L1, &published->eventTime},
         {"dataVersion"_L1, &published->dataVersion},
     }};
-    for (const auto &[field, target] : fields) {
+}
+
+// What the required fields must hold once they are read as strings.
+std::optional<Rejection> checkEventGridFields(const PublishedEvent &published, qsizetype index)
+{
+    if (published.id.isEmpty())
+        return badRequest(u"%1.id: must not be empty"_s.arg(eventPath(index)));
+    if (published.eventType.isEmpty())
+        return badRequest(u"%1.eventType: must not be empty"_s.arg(eventPath(index)));
+    if (!isIsoDateTime(published.eventTime)) {
+        return badRequest(u"%1.eventTime: must be an ISO 8601 date-time string (got %2)"_s.arg(
+            eventPath(index), describeValue(published.eventTime)));
+    }
+    return std::nullopt;
+}
+
+// engineFields: ',"metadataVersion":"1","topic":"<path>"}', spliced over the closing brace of
+// the published bytes.
+void spliceEngineFields(QByteArray *publishedBytes, const QByteArray &engineFields)
+{
+    publishedBytes->chop(1);
+    publishedBytes->append(engineFields);
+}
+
+std::optional<Rejection> parseEventGridEvent(const Topic &topic, QJsonObject event, qsizetype index,
+                                             QByteArray publishedBytes,
+                                             const QByteArray &engineFields,
+                                             EventParser::FilterViews filterViews,
+                                             PublishedEvent *published)
+{
+    for (const auto &[field, target] : eventGridFields(published)) {
         if (std::optional<Rejection> rejection
             = readString(event, field, index, true, "field"_L1, target)) {
             return rejection;
         }
     }
-    if (published->id.isEmpty())
-        return badRequest(u"%1.id: must not be empty"_s.arg(eventPath(index)));
-    if (published->eventType.isEmpty())
-        return badRequest(u"%1.eventType: must not be empty"_s.arg(eventPath(index)));
-    if (!isIsoDateTime(published->eventTime)) {
-        return badRequest(u"%1.eventTime: must be an ISO 8601 date-time string (got %2)"_s.arg(
-            eventPath(index), describeValue(published->eventTime)));
-    }
+    if (std::optional<Rejection> rejection = checkEventGridFields(*published, index))
+        return rejection;
     // SPEC S1: the engine owns these two fields. When the publisher sent neither, they are
     // spliced into the published bytes (the object has fields, so a comma can precede them);
     // otherwise the event is serialised again with the publisher's values replaced.
     const bool splice = !publishedBytes.isEmpty() && publishedBytes.endsWith('}')
         && !event.contains("topic"_L1) && !event.contains("metadataVersion"_L1);
     if (splice) {
-        publishedBytes.chop(1);
-        publishedBytes.append(engineFields);
+        spliceEngineFields(&publishedBytes, engineFields);
         published->body = std::move(publishedBytes);
     }
     if (!splice || filterViews == EventParser::FilterViews::Build) {
@@ -350,10 +226,61 @@ std::optional<Rejection> parseEventGridEvent(const Topic &topic, QJsonObject eve
             published->body = compact(event);
         published->filterView = event;
     }
-    return checkEventSize(published->body, index);
+    return checkEventSize(published->body.size(), index);
 }
 
 // ---- CloudEvents 1.0 (SPEC S2) -------------------------------------------------------------
+
+// The required attributes, in the order their absence is reported.
+StringFields<4> cloudEventRequired(QString *specVersion, QString *source,
+                                   PublishedEvent *published)
+{
+    return {{
+        {"specversion"_L1, specVersion},
+        {"id"_L1, &published->id},
+        {"source"_L1, source},
+        {"type"_L1, &published->eventType},
+    }};
+}
+
+// What the required attributes must hold once they are read as strings.
+std::optional<Rejection> checkCloudEventRequired(const StringFields<4> &required, qsizetype index)
+{
+    const QString &specVersion = *required[0].second;
+    if (specVersion != "1.0"_L1) {
+        return badRequest(u"%1.specversion: must be \"1.0\" (got %2)"_s.arg(
+            eventPath(index), describeValue(specVersion)));
+    }
+    for (const auto &[attribute, target] : required) {
+        if (target->isEmpty())
+            return badRequest(u"%1.%2: must not be empty"_s.arg(eventPath(index), attribute));
+    }
+    return std::nullopt;
+}
+
+// The optional attributes the parser reads.
+StringFields<3> cloudEventOptional(QString *timeText, PublishedEvent *published)
+{
+    return {{
+        {"subject"_L1, &published->subject},
+        {"time"_L1, timeText},
+        {"dataversion"_L1, &published->dataVersion},
+    }};
+}
+
+// Checked only when time is a string (an absent or null time is allowed).
+std::optional<Rejection> checkCloudEventTime(const QString &timeText, qsizetype index)
+{
+    if (isIsoDateTime(timeText))
+        return std::nullopt;
+    return badRequest(u"%1.time: must be an RFC 3339 date-time string (got %2)"_s.arg(
+        eventPath(index), describeValue(timeText)));
+}
+
+Rejection bothDataRejection(qsizetype index)
+{
+    return badRequest(u"%1: must not have both 'data' and 'data_base64'"_s.arg(eventPath(index)));
+}
 
 std::optional<Rejection> parseCloudEvent(const QJsonObject &event, qsizetype index,
                                          QByteArray publishedBytes,
@@ -362,53 +289,128 @@ std::optional<Rejection> parseCloudEvent(const QJsonObject &event, qsizetype ind
 {
     QString specVersion;
     QString source;
-    const std::array<std::pair<QLatin1StringView, QString *>, 4> required = {{
-        {"specversion"_L1, &specVersion},
-        {"id"_L1, &published->id},
-        {"source"_L1, &source},
-        {"type"_L1, &published->eventType},
-    }};
+    const StringFields<4> required = cloudEventRequired(&specVersion, &source, published);
     for (const auto &[attribute, target] : required) {
         if (std::optional<Rejection> rejection
             = readString(event, attribute, index, true, "attribute"_L1, target)) {
             return rejection;
         }
     }
-    if (specVersion != "1.0"_L1) {
-        return badRequest(u"%1.specversion: must be \"1.0\" (got %2)"_s.arg(
-            eventPath(index), describeValue(specVersion)));
-    }
-    for (const auto &[attribute, target] : required) {
-        if (target->isEmpty()) {
-            return badRequest(u"%1.%2: must not be empty"_s.arg(eventPath(index), attribute));
-        }
-    }
+    if (std::optional<Rejection> rejection = checkCloudEventRequired(required, index))
+        return rejection;
     QString timeText;
-    const std::array<std::pair<QLatin1StringView, QString *>, 3> optional = {{
-        {"subject"_L1, &published->subject},
-        {"time"_L1, &timeText},
-        {"dataversion"_L1, &published->dataVersion},
-    }};
-    for (const auto &[attribute, target] : optional) {
+    for (const auto &[attribute, target] : cloudEventOptional(&timeText, published)) {
         if (std::optional<Rejection> rejection
             = readString(event, attribute, index, false, "attribute"_L1, target)) {
             return rejection;
         }
     }
-    const QJsonValue timeValue = event.value("time"_L1);
-    if (timeValue.isString() && !isIsoDateTime(timeText)) {
-        return badRequest(u"%1.time: must be an RFC 3339 date-time string (got %2)"_s.arg(
-            eventPath(index), describeValue(timeText)));
+    if (event.value("time"_L1).isString()) {
+        if (std::optional<Rejection> rejection = checkCloudEventTime(timeText, index))
+            return rejection;
     }
-    if (event.contains("data"_L1) && event.contains("data_base64"_L1)) {
-        return badRequest(
-            u"%1: must not have both 'data' and 'data_base64'"_s.arg(eventPath(index)));
-    }
+    if (event.contains("data"_L1) && event.contains("data_base64"_L1))
+        return bothDataRejection(index);
     published->eventTime = timeText;
     published->body = publishedBytes.isEmpty() ? compact(event) : std::move(publishedBytes);
     if (filterViews == EventParser::FilterViews::Build)
         published->filterView = event;
-    return checkEventSize(published->body, index);
+    return checkEventSize(published->body.size(), index);
+}
+
+// ---- Event Grid and CloudEvents read by the scanner ----------------------------------------
+//
+// When no filter view is built, the common event is read by EventScanner instead of a
+// QJsonDocument: a 1 KB event costs a fraction of the parse (bench/RESULTS.md). These functions
+// accept an event only when the QJsonDocument path above would accept it with the same fields
+// and bytes; they return false for anything else, rejections included, and the caller then takes
+// that path, which words the answer.
+
+QString scannedText(const ScannedMember &member)
+{
+    return QString::fromUtf8(member.text.data(), member.text.size());
+}
+
+bool readScannedEventGridEvent(qsizetype index, QByteArray *publishedBytes,
+                               const QByteArray &engineFields, PublishedEvent *published)
+{
+    // The five required fields, then topic and metadataVersion: given by the publisher, they
+    // are replaced in a serialised copy of the tree (SPEC S1), which only QJsonDocument has.
+    static constexpr std::array<QLatin1StringView, 7> names = {
+        "id"_L1, "subject"_L1, "eventType"_L1, "eventTime"_L1, "dataVersion"_L1,
+        "topic"_L1, "metadataVersion"_L1,
+    };
+    constexpr size_t topicMember = 5;
+    constexpr size_t metadataVersionMember = 6;
+    std::array<ScannedMember, names.size()> members;
+    if (!EventScanner::scanObject(*publishedBytes, names, members))
+        return false;
+    if (members[topicMember].kind != ScannedMember::Kind::Absent
+        || members[metadataVersionMember].kind != ScannedMember::Kind::Absent) {
+        return false;
+    }
+    const StringFields<5> fields = eventGridFields(published);
+    for (size_t field = 0; field < fields.size(); ++field) {
+        if (members[field].kind != ScannedMember::Kind::PlainString)
+            return false;
+        *fields[field].second = scannedText(members[field]);
+    }
+    if (checkEventGridFields(*published, index)
+        || checkEventSize(publishedBytes->size() - 1 + engineFields.size(), index)) {
+        return false;
+    }
+    spliceEngineFields(publishedBytes, engineFields);
+    published->body = std::move(*publishedBytes);
+    return true;
+}
+
+bool readScannedCloudEvent(qsizetype index, QByteArray *publishedBytes, PublishedEvent *published)
+{
+    // The four required attributes, the three optional ones, then data and data_base64.
+    static constexpr std::array<QLatin1StringView, 9> names = {
+        "specversion"_L1, "id"_L1,          "source"_L1, "type"_L1,        "subject"_L1,
+        "time"_L1,        "dataversion"_L1, "data"_L1,   "data_base64"_L1,
+    };
+    constexpr size_t firstOptionalMember = 4;
+    constexpr size_t timeMember = 5;
+    constexpr size_t dataMember = 7;
+    constexpr size_t dataBase64Member = 8;
+    std::array<ScannedMember, names.size()> members;
+    if (!EventScanner::scanObject(*publishedBytes, names, members))
+        return false;
+    QString specVersion;
+    QString source;
+    const StringFields<4> required = cloudEventRequired(&specVersion, &source, published);
+    for (size_t attribute = 0; attribute < required.size(); ++attribute) {
+        if (members[attribute].kind != ScannedMember::Kind::PlainString)
+            return false;
+        *required[attribute].second = scannedText(members[attribute]);
+    }
+    if (checkCloudEventRequired(required, index))
+        return false;
+    // CloudEvents JSON format: an optional attribute set to null is the same as an absent one.
+    QString timeText;
+    const StringFields<3> optional = cloudEventOptional(&timeText, published);
+    for (size_t attribute = 0; attribute < optional.size(); ++attribute) {
+        const ScannedMember &member = members[firstOptionalMember + attribute];
+        if (member.kind == ScannedMember::Kind::PlainString)
+            *optional[attribute].second = scannedText(member);
+        else if (member.kind == ScannedMember::Kind::OtherValue)
+            return false;
+    }
+    if (members[timeMember].kind == ScannedMember::Kind::PlainString
+        && checkCloudEventTime(timeText, index)) {
+        return false;
+    }
+    if (members[dataMember].kind != ScannedMember::Kind::Absent
+        && members[dataBase64Member].kind != ScannedMember::Kind::Absent) {
+        return false;
+    }
+    if (checkEventSize(publishedBytes->size(), index))
+        return false;
+    published->eventTime = timeText;
+    published->body = std::move(*publishedBytes);
+    return true;
 }
 
 // ---- Custom input schema (SPEC S3) ---------------------------------------------------------
@@ -511,7 +513,7 @@ std::optional<Rejection> parseCustomEvent(const Topic &topic, const QJsonObject 
 
     published->body = publishedBytes.isEmpty() ? compact(event) : std::move(publishedBytes);
     if (filterViews == EventParser::FilterViews::Skip)
-        return checkEventSize(published->body, index);
+        return checkEventSize(published->body.size(), index);
     published->filterView = QJsonObject {
         {"id"_L1, published->id},
         {"topic"_L1, topic.resourcePath()},
@@ -521,7 +523,7 @@ std::optional<Rejection> parseCustomEvent(const Topic &topic, const QJsonObject 
         {"eventTime"_L1, published->eventTime},
         {"data"_L1, event},
     };
-    return checkEventSize(published->body, index);
+    return checkEventSize(published->body.size(), index);
 }
 
 QString describeShape(const QJsonDocument &document)
@@ -533,7 +535,7 @@ QString describeShape(const QJsonDocument &document)
 
 PublishParseResult EventParser::parse(const Topic &topic, const QByteArray &body,
                                       const QByteArray &contentType, const QString &publishTimeIso,
-                                      FilterViews filterViews)
+                                      FilterViews filterViews, EventReading reading)
 {
     // SPEC §10: checked before any parsing, so an oversized request costs nothing.
     if (body.size() > MaxRequestBytes) {
@@ -591,19 +593,35 @@ PublishParseResult EventParser::parse(const Topic &topic, const QByteArray &body
         return std::nullopt;
     };
 
+    // SPEC S1, S2: without a filter view to build, an event needs no tree: EventScanner reads it,
+    // and what it does not positively accept is read by QJsonDocument as before.
+    const bool scan = reading == EventReading::Scanner && filterViews == FilterViews::Skip
+        && topic.inputSchema != EventSchema::Custom;
+    const auto readScanned = [&](qsizetype index, QByteArray *publishedBytes,
+                                 PublishedEvent *published) {
+        return topic.inputSchema == EventSchema::EventGrid
+            ? readScannedEventGridEvent(index, publishedBytes, engineFields, published)
+            : readScannedCloudEvent(index, publishedBytes, published);
+    };
+
     // The common case first: an array of valid events, each parsed on its own. One document of
     // a whole 1 MB request costs more (its parsed tree grows by reallocation, and every event
     // stays parsed until the last is read). Anything this path does not accept - malformed JSON,
     // a non-object element, a rejected event - is decided by the whole-document path below, so
     // that every request gets the same answer either way.
     if (shape != Shape::Object) {
-        if (std::optional<QList<QByteArray>> elements = splitArray(body, engineFields.size()); elements && !elements->isEmpty()) {
+        if (std::optional<QList<QByteArray>> elements = PublishedBytes::splitArray(body, engineFields.size()); elements && !elements->isEmpty()) {
             PublishParseResult result;
             result.events.reserve(elements->size());
             for (qsizetype index = 0; index < elements->size(); ++index) {
+                PublishedEvent published;
+                if (scan && readScanned(index, &(*elements)[index], &published)) {
+                    result.events.append(std::move(published));
+                    continue;
+                }
+                published = PublishedEvent();
                 QJsonParseError elementError;
                 const QJsonDocument element = QJsonDocument::fromJson((*elements)[index], &elementError);
-                PublishedEvent published;
                 if (elementError.error != QJsonParseError::NoError || !element.isObject()
                     || parseEvent(index, element.object(), std::move((*elements)[index]), &published)) {
                     result.events.clear();
@@ -637,7 +655,7 @@ PublishParseResult EventParser::parse(const Topic &topic, const QByteArray &body
 
     // The bytes of each event as published; if the scanner and the parser ever disagreed on the
     // number of events, every event is serialised from the parsed tree instead.
-    QList<QByteArray> publishedBytes = publishedValues(body, engineFields.size());
+    QList<QByteArray> publishedBytes = PublishedBytes::publishedValues(body, engineFields.size());
     if (publishedBytes.size() != events.size())
         publishedBytes.clear();
     const auto takePublished = [&publishedBytes](qsizetype index) {

@@ -56,9 +56,16 @@ public:
     // each event: the engine skips it when no subscription of the topic has advanced filters.
     enum class FilterViews { Build, Skip };
 
+    // How the events of an array are read when no filter view is built (SPEC S1, S2): by
+    // EventScanner, with QJsonDocument for whatever the scanner leaves to it, or by QJsonDocument
+    // alone. Both give every request the same answer; the second exists for the test that shows
+    // it (tst_eventscanner).
+    enum class EventReading { Scanner, JsonDocumentOnly };
+
     static PublishParseResult parse(const Topic &topic, const QByteArray &body,
                                     const QByteArray &contentType, const QString &publishTimeIso,
-                                    FilterViews filterViews = FilterViews::Build);
+                                    FilterViews filterViews = FilterViews::Build,
+                                    EventReading reading = EventReading::Scanner);
 };
 
 } // namespace EventDesk
