@@ -11,6 +11,14 @@ bool isJsonSpace(char character)
     return character == ' ' || character == '\n' || character == '\r' || character == '\t';
 }
 
+// A byte that can be part of a number or of true, false and null.
+bool isLiteralByte(char character)
+{
+    return (character >= '0' && character <= '9') || (character >= 'a' && character <= 'z')
+        || (character >= 'A' && character <= 'Z') || character == '-' || character == '+'
+        || character == '.';
+}
+
 qsizetype skipSpace(const char *data, qsizetype size, qsizetype at)
 {
     while (at < size && isJsonSpace(data[at]))
@@ -62,8 +70,16 @@ qsizetype appendCompactValue(const char *data, qsizetype size, qsizetype at, QBy
         if (character == '"') {
             at = skipString(data, size, at);
         } else if (isJsonSpace(character)) {
+            const qsizetype next = skipSpace(data, size, at);
+            // Whitespace inside a literal (`1 2`, `tr ue`, `- 1`) separates two tokens, which
+            // JSON does not allow there: it is kept, so that parsing the value refuses it
+            // instead of reading `12` or `true`.
+            if (next < size && isLiteralByte(data[at - 1]) && isLiteralByte(data[next])) {
+                at = next;
+                continue;
+            }
             out->append(data + run, at - run);
-            at = skipSpace(data, size, at);
+            at = next;
             run = at;
         } else {
             if (character == '{' || character == '[')
