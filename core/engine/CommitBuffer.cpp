@@ -2,11 +2,14 @@
 
 #include "../Logging.h"
 #include "EngineSignals.h"
+#include "StoreHealth.h"
 
 namespace EventDesk {
 
-CommitBuffer::CommitBuffer(DeliveryStore *store, EngineSignals &signals, int flushIntervalMs)
+CommitBuffer::CommitBuffer(DeliveryStore *store, StoreHealth &health, EngineSignals &signals,
+                           int flushIntervalMs)
     : m_store(store)
+    , m_health(health)
     , m_signals(signals)
     , m_flushIntervalMs(flushIntervalMs)
 {
@@ -65,11 +68,13 @@ Expected<void> CommitBuffer::flush()
     auto result = m_store->commit(m_batch);
     if (!result) {
         qCWarning(lcStore) << "commit failed, retrying:" << result.error();
+        m_health.writeFailed(result.error());
         m_signals.raiseStoreError(result.error());
         m_timer.start(1000);
         m_armed = true;
         return result;
     }
+    m_health.writeSucceeded();
     m_batch = StoreBatch();
     return {};
 }

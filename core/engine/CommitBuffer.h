@@ -11,6 +11,7 @@
 namespace EventDesk {
 
 class EngineSignals;
+class StoreHealth;
 
 // Group commit of the state changes that follow a delivery (SPEC D1 is about publishes, which
 // are committed before they are acknowledged, see Ingest): changes are buffered and committed
@@ -20,7 +21,8 @@ class EngineSignals;
 class CommitBuffer
 {
 public:
-    CommitBuffer(DeliveryStore *store, EngineSignals &signals, int flushIntervalMs);
+    CommitBuffer(DeliveryStore *store, StoreHealth &health, EngineSignals &signals,
+                 int flushIntervalMs);
 
     // Under the state lock, on any thread.
     void update(const DeliveryRecord &record) { m_batch.updates.append(record); }
@@ -44,6 +46,7 @@ public:
 
 private:
     DeliveryStore *m_store;
+    StoreHealth &m_health;
     EngineSignals &m_signals;
     int m_flushIntervalMs;
     StoreBatch m_batch;

@@ -154,6 +154,8 @@ void DeadLettering::written(int subscriptionIndex, const QList<qint64> &delivery
                  HeapEntry {delivery.dueMs, quint64(delivery.id), delivery.generation});
         m_commits.update(delivery.record(subscription));
     }
+    // Shown (GUI, /metrics) until a write to the destination succeeds again.
+    subscription.counters.deadLetterWriteError = blobPath ? QString() : blobPath.error();
     if (!blobPath)
         qCWarning(lcDeadLetter) << "dead-letter write for" << subscription.config.name
                                 << "failed:" << blobPath.error();

@@ -23,7 +23,7 @@ struct Engine::Units
           DeadLetterSink *deadLetterSink, EngineOptions options)
         : state(clock, store, options)
         , signals(state.lock, engine)
-        , commits(store, signals, options.storeFlushIntervalMs)
+        , commits(store, state.storeHealth, signals, options.storeFlushIntervalMs)
         , outcomes(state, commits, signals)
         , scheduler(state, signals, outcomes)
         , dispatcher(state, signals, commits, scheduler, outcomes, network)
@@ -432,6 +432,7 @@ EngineSnapshot Engine::snapshot() const
     const StateLock lock(m_units->state.lock);
     EngineSnapshot snapshot;
     snapshot.nowMs = m_units->state.clock->nowMs();
+    snapshot.store = m_units->state.storeHealth.snapshot();
     for (const Topic &topic : m_units->state.workspace.topics)
         snapshot.topics.append(m_units->state.topicCounters.value(
             topic.name.toLower(), TopicSnapshot {topic.name, 0, 0, 0}));

@@ -30,6 +30,9 @@ struct SubscriptionSnapshot
     qint64 backlog = 0; // Pending deliveries (waiting for their due time or for probation)
     qint64 inFlight = 0; // deliveries in requests awaiting a response
     qint64 deadLetterPending = 0;
+    // SPEC L4: the last dead-letter write failed with this (empty: the destination takes writes),
+    // and its deliveries wait for the next try.
+    QString deadLetterWriteError;
 
     ProbationTracker::State probationState = ProbationTracker::State::Healthy;
     DeliveryOutcome probationCause = DeliveryOutcome::Delivered;
@@ -68,9 +71,19 @@ struct TopicSnapshot
     quint64 rejectedRequests = 0;
 };
 
+// Whether the engine's store takes writes (a full disk, an I/O error), for the GUI and metrics.
+struct StoreHealthSnapshot
+{
+    bool writable = true; // the last write succeeded
+    quint64 writeFailures = 0; // since the engine started
+    QString lastError; // of the last failed write
+    qint64 unwritableSinceMs = 0; // engine time of the first failure since the last success
+};
+
 struct EngineSnapshot
 {
     qint64 nowMs = 0;
+    StoreHealthSnapshot store;
     QList<TopicSnapshot> topics;
     QList<SubscriptionSnapshot> subscriptions;
 };

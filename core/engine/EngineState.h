@@ -7,6 +7,7 @@
 #include "EngineSnapshot.h"
 #include "EngineTypes.h"
 #include "Provisioning.h"
+#include "StoreHealth.h"
 
 #include <QHash>
 #include <QNetworkReply>
@@ -154,6 +155,7 @@ struct EngineState
         : clock(clock)
         , store(store)
         , options(options)
+        , storeHealth(clock)
         , random(options.jitterSeed ? options.jitterSeed : std::random_device()())
     {
     }
@@ -166,6 +168,7 @@ struct EngineState
     DeliveryStore *const store;
     const EngineOptions options;
     mutable EngineLock lock;
+    StoreHealth storeHealth;
 
     Workspace workspace;
     // start() and applyWorkspace() count it up; the parser threads read it.

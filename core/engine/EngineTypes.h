@@ -61,6 +61,7 @@ struct PublishResult
     QString errorMessage;
     int accepted = 0; // events stored
     int deliveriesCreated = 0;
+    int retryAfterSeconds = 0; // > 0: answered with Retry-After (the request may be sent again)
 };
 
 // The answer to a visit of a subscription's validation URL.

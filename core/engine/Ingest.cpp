@@ -213,16 +213,23 @@ Ingest::Rows Ingest::buildRows(const PublishTicket &ticket, const PublishParseRe
 PublishResult Ingest::storeFailed(const PublishTicket &ticket, const QString &error)
 {
     qCWarning(lcStore) << "publish to" << ticket.topic.name << "not stored:" << error;
+    m_state.storeHealth.writeFailed(error);
     ++m_state.topicCounters[ticket.topic.name.toLower()].rejectedRequests;
+    // SPEC D1: nothing of the request was accepted. 503 with Retry-After, because a full disk or
+    // an I/O error passes: the Azure SDKs send the request again after the wait it names (they
+    // retry 500 too, but at once and without a hint).
     PublishResult result;
-    result.httpStatus = 500;
-    result.errorCode = u"InternalServerError"_s;
-    result.errorMessage = u"The events could not be stored: %1"_s.arg(error);
+    result.httpStatus = 503;
+    result.errorCode = u"ServiceUnavailable"_s;
+    result.errorMessage = u"The events could not be stored, so none of this request was accepted; "
+                          "send it again later. %1"_s.arg(error);
+    result.retryAfterSeconds = StoreRetryAfterSeconds;
     return result;
 }
 
 PublishResult Ingest::adopt(const PublishTicket &ticket, Rows rows)
 {
+    m_state.storeHealth.writeSucceeded();
     const qint64 now = ticket.nowMs;
     TopicSnapshot &topicCounters = m_state.topicCounters[ticket.topic.name.toLower()];
     topicCounters.published += quint64(rows.events.size());

@@ -20,6 +20,9 @@ class OutcomeHandler;
 class Ingest
 {
 public:
+    // A publish that could not be stored is answered 503 with this Retry-After.
+    static constexpr int StoreRetryAfterSeconds = 10;
+
     Ingest(EngineState &state, EngineSignals &signals, DeliveryScheduler &scheduler,
            OutcomeHandler &outcomes);
 

@@ -78,6 +78,13 @@ QByteArray escapeLabelValue(const QString &value)
 QByteArray format(const EngineSnapshot &snapshot)
 {
     Writer out;
+    out.family("eventdesk_store_writable", "gauge",
+               "1 while the workspace's store takes writes; 0 after a write failed (a full disk, an "
+               "I/O error) until one succeeds: publishes are refused with 503 meanwhile.");
+    out.sample("eventdesk_store_writable", {}, snapshot.store.writable ? 1 : 0);
+    out.family("eventdesk_store_write_failures_total", "counter",
+               "Writes to the store that failed: refused publishes and group commits tried again.");
+    out.sample("eventdesk_store_write_failures_total", {}, double(snapshot.store.writeFailures));
     out.family("eventgrid_publish_success_total", "counter",
                "Events accepted by the topic endpoint (Event Grid PublishSuccessCount).");
     for (const TopicSnapshot &topic : snapshot.topics)
@@ -140,6 +147,11 @@ QByteArray format(const EngineSnapshot &snapshot)
     for (const SubscriptionSnapshot &subscription : snapshot.subscriptions)
         out.sample("eventgrid_dead_letter_pending_deliveries", subscriptionLabels(subscription),
                    double(subscription.deadLetterPending));
+    out.family("eventgrid_dead_letter_destination_unavailable", "gauge",
+               "1 while the last dead-letter write failed; its deliveries wait for the next try (SPEC L4).");
+    for (const SubscriptionSnapshot &subscription : snapshot.subscriptions)
+        out.sample("eventgrid_dead_letter_destination_unavailable", subscriptionLabels(subscription),
+                   subscription.deadLetterWriteError.isEmpty() ? 0 : 1);
     out.family("eventgrid_in_probation", "gauge",
                "1 while the subscription is in probation or probing (SPEC P6), with the outcome that caused it.");
     for (const SubscriptionSnapshot &subscription : snapshot.subscriptions) {

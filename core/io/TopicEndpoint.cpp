@@ -228,7 +228,10 @@ HttpResponse TopicEndpoint::publishResponse(const QString &topicName, const Publ
         return HttpResponse{200, {}, {}, {}};
     }
     qCInfo(lcEndpoint) << "rejected publish to" << topicName << result.httpStatus << result.errorMessage;
-    return errorResponse(result.httpStatus, result.errorCode, result.errorMessage);
+    HttpResponse response = errorResponse(result.httpStatus, result.errorCode, result.errorMessage);
+    if (result.retryAfterSeconds > 0)
+        response.headers.append({"Retry-After", QByteArray::number(result.retryAfterSeconds)});
+    return response;
 }
 
 HttpResponse TopicEndpoint::handleValidationUrl(const QString &topic, const QString &subscription,

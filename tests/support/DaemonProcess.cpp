@@ -41,6 +41,15 @@ QString HttpResult::errorMessage() const
     return json().value("error"_L1).toObject().value("message"_L1).toString();
 }
 
+QByteArray HttpResult::header(const QByteArray &name) const
+{
+    for (const auto &[headerName, value] : headers) {
+        if (headerName.compare(name, Qt::CaseInsensitive) == 0)
+            return value;
+    }
+    return {};
+}
+
 // ---- DaemonProcess -----------------------------------------------------------------------------
 
 DaemonProcess::DaemonProcess(const QString &workspaceDir, QObject *parent)
@@ -211,6 +220,7 @@ HttpResult DaemonProcess::send(QNetworkReply *reply)
     HttpResult result;
     result.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     result.body = reply->readAll();
+    result.headers = reply->rawHeaderPairs();
     if (reply->error() != QNetworkReply::NoError && result.status == 0)
         result.networkError = reply->errorString();
     reply->deleteLater();

@@ -23,6 +23,9 @@ struct HttpResult
     int status = 0; // 0: no HTTP answer at all (see networkError)
     QByteArray body;
     QString networkError;
+    QList<QPair<QByteArray, QByteArray>> headers; // as answered
+
+    QByteArray header(const QByteArray &name) const; // the first of that name, any case
 
     QJsonObject json() const; // body as a JSON object (empty if it is not one)
     QString errorCode() const; // error.code of Event Grid's error shape

@@ -15,7 +15,7 @@ namespace EventDesk::Testing {
 EngineUnitsFixture::EngineUnitsFixture(EngineOptions options)
     : state(&clock, &store, options)
     , signals(state.lock)
-    , commits(&store, signals, options.storeFlushIntervalMs)
+    , commits(&store, state.storeHealth, signals, options.storeFlushIntervalMs)
     , outcomes(state, commits, signals)
     , scheduler(state, signals, outcomes)
 {

@@ -6,6 +6,8 @@
 #include <QLabel>
 #include <QStatusBar>
 
+using namespace Qt::StringLiterals;
+
 namespace EventDesk::Ui {
 
 SnapshotTotals SnapshotTotals::of(const EngineSnapshot &snapshot)
@@ -33,6 +35,7 @@ MainStatusBar::MainStatusBar(QStatusBar *bar)
     , m_stateLabel(new QLabel(tr("Starting…")))
     , m_totalsLabel(new QLabel)
     , m_secretsLabel(new QLabel)
+    , m_healthLabel(new QLabel)
 {
     m_listenLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_secretsLabel->setTextFormat(Qt::RichText);
@@ -41,6 +44,8 @@ MainStatusBar::MainStatusBar(QStatusBar *bar)
     bar->addWidget(m_stateLabel);
     bar->addWidget(m_listenLabel);
     bar->addWidget(m_secretsLabel);
+    m_healthLabel->setVisible(false);
+    bar->addWidget(m_healthLabel);
     bar->addPermanentWidget(m_totalsLabel);
 }
 
@@ -94,6 +99,45 @@ void MainStatusBar::showSecrets(const SecretStore &store, const QList<SecretProb
     m_secretsLabel->setText(text);
     m_secretsLabel->setToolTip(details.join(u'\n'));
     m_secretsLabel->setVisible(!text.isEmpty());
+}
+
+void MainStatusBar::showHealth(const EngineSnapshot &snapshot)
+{
+    QStringList warnings;
+    QStringList details;
+    if (!snapshot.store.writable) {
+        warnings << tr("⚠ Store cannot be written");
+        details << tr("The workspace's store cannot be written: %1\nPublishes are refused with 503 "
+                      "(publishers send them again later) and delivery results wait in memory "
+                      "until a write succeeds. Free space on the workspace's disk.")
+                       .arg(snapshot.store.lastError);
+    }
+    QStringList deadLetterDetails;
+    for (const SubscriptionSnapshot &subscription : snapshot.subscriptions) {
+        if (!subscription.deadLetterWriteError.isEmpty()) {
+            deadLetterDetails << tr("%1 / %2: %3")
+                                     .arg(subscription.topic, subscription.subscription,
+                                          subscription.deadLetterWriteError);
+        }
+    }
+    if (!deadLetterDetails.isEmpty()) {
+        warnings << tr("⚠ Dead letters cannot be written (%n subscription(s))", nullptr,
+                       int(deadLetterDetails.size()));
+        details << tr("Dead letters wait and the write is tried again every minute; after 4 hours "
+                      "of failures they are dropped.")
+                << deadLetterDetails;
+    }
+    m_healthLabel->setText(warnings.join(u" · "_s));
+    m_healthLabel->setToolTip(details.join(u'\n'));
+    m_healthLabel->setVisible(!warnings.isEmpty());
+}
+
+void MainStatusBar::showStoreError(const QString &message)
+{
+    EngineSnapshot failing;
+    failing.store.writable = false;
+    failing.store.lastError = message;
+    showHealth(failing);
 }
 
 } // namespace EventDesk::Ui

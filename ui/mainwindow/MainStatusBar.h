@@ -48,6 +48,12 @@ public:
     void showSecrets(const EventDesk::SecretStore &store,
                      const QList<EventDesk::SecretProblem> &problems);
 
+    // A short warning while the store, or a subscription's dead-letter destination, cannot be
+    // written (a full disk, a read-only folder), with the details in its tooltip; nothing
+    // otherwise. storeError shows a failure at once, before the next snapshot.
+    void showHealth(const EventDesk::EngineSnapshot &snapshot);
+    void showStoreError(const QString &message);
+
 Q_SIGNALS:
     // The link of the secrets warning was clicked.
     void secretStorageRequested();
@@ -57,6 +63,7 @@ private:
     QLabel *m_stateLabel = nullptr;
     QLabel *m_totalsLabel = nullptr;
     QLabel *m_secretsLabel = nullptr;
+    QLabel *m_healthLabel = nullptr;
 };
 
 } // namespace EventDesk::Ui

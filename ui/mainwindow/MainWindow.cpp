@@ -66,9 +66,7 @@ MainWindow::MainWindow(Options options, QWidget *parent)
     connect(&m_host, &EngineHost::started, this, &MainWindow::onEngineStarted);
     connect(&m_host, &EngineHost::snapshotReady, this, &MainWindow::onSnapshot);
     connect(&m_host, &EngineHost::attemptsLogged, m_log, &DeliveryLogView::appendAttempts);
-    connect(&m_host, &EngineHost::storeError, this, [this](const QString &message) {
-        statusBar()->showMessage(tr("Store error: %1").arg(message), 10000);
-    });
+    connect(&m_host, &EngineHost::storeError, m_statusBar, &MainStatusBar::showStoreError);
     updateActions();
 }
 
@@ -375,6 +373,7 @@ void MainWindow::onSnapshot(const EngineSnapshot &snapshot)
             m_deadLettersStale = true;
     }
     m_statusBar->showTotals(totals);
+    m_statusBar->showHealth(snapshot);
 }
 
 QString MainWindow::selectedTopic() const

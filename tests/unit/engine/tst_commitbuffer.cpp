@@ -132,12 +132,19 @@ void tst_CommitBuffer::d1_failedCommitKeepsChangesForTheNextTry()
     QCOMPARE(storeErrors.size(), 1);
     QCOMPARE(storeErrors.at(0).at(0).toString(), u"disk full"_s);
     QCOMPARE(f.storedDelivery(delivery.id)->attempts, 0);
+    // Shown as the store's state (GUI status area, /metrics) until a write succeeds.
+    QVERIFY(!f.state.storeHealth.isWritable());
+    QCOMPARE(f.state.storeHealth.snapshot().lastError, u"disk full"_s);
+    QCOMPARE(f.state.storeHealth.snapshot().unwritableSinceMs, f.clock.nowMs());
 
     // Nothing was lost: the next commit carries the same changes.
     QVERIFY(f.flush().hasValue());
     QCOMPARE(f.store.calls(Operation::Commit), 2);
     QCOMPARE(f.storedDelivery(delivery.id)->attempts, 1);
     QCOMPARE(storeErrors.size(), 1);
+    QVERIFY(f.state.storeHealth.isWritable());
+    QCOMPARE(f.state.storeHealth.snapshot().writeFailures, quint64(1));
+    QCOMPARE(f.state.storeHealth.snapshot().unwritableSinceMs, 0);
 }
 
 void tst_CommitBuffer::d1_failedCommitIsTriedAgainOnItsOwn()

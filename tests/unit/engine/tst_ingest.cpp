@@ -104,7 +104,7 @@ private Q_SLOTS:
     void d1_publishStoresEventsAndDeliveriesBeforeAnswering();
     void d2_deliveriesAreDueAtOnceInTheMatchingSubscriptionsOnly();
     void unmatchedEventsAreStoredAndCounted();
-    void d1_storeFailureAnswers500AndAdoptsNothing();
+    void d1_storeFailureAnswers503AndAdoptsNothing();
     void rejectedRequestStoresNothingAndIsCounted_data();
     void rejectedRequestStoresNothingAndIsCounted();
     void publishParsed_changedWorkspaceParsesAgain();
@@ -290,7 +290,7 @@ void tst_Ingest::unmatchedEventsAreStoredAndCounted()
     QCOMPARE(bench.f.store.calls(Operation::InsertPublished), 1);
 }
 
-void tst_Ingest::d1_storeFailureAnswers500AndAdoptsNothing()
+void tst_Ingest::d1_storeFailureAnswers503AndAdoptsNothing()
 {
     IngestBench bench;
     bench.f.start();
@@ -299,10 +299,15 @@ void tst_Ingest::d1_storeFailureAnswers500AndAdoptsNothing()
     const PublishResult result = bench.ingest.publish(
         u"orders"_s, EngineUnitsFixture::eventGridBatch(3), "application/json");
 
-    // SPEC D1: not stored, so not acknowledged, and nothing to deliver.
-    QCOMPARE(result.httpStatus, 500);
-    QCOMPARE(result.errorCode, u"InternalServerError"_s);
+    // SPEC D1: not stored, so not acknowledged, and nothing to deliver. 503 with Retry-After:
+    // the publisher sends it again once the store takes writes.
+    QCOMPARE(result.httpStatus, 503);
+    QCOMPARE(result.errorCode, u"ServiceUnavailable"_s);
+    QCOMPARE(result.retryAfterSeconds, Ingest::StoreRetryAfterSeconds);
     QVERIFY2(result.errorMessage.contains(u"disk I/O error"_s), qPrintable(result.errorMessage));
+    QVERIFY(!bench.f.state.storeHealth.isWritable());
+    QCOMPARE(bench.f.state.storeHealth.snapshot().writeFailures, quint64(1));
+    QCOMPARE(bench.f.state.storeHealth.snapshot().lastError, u"disk I/O error"_s);
     QCOMPARE(result.accepted, 0);
     QVERIFY(bench.f.state.deliveries.empty());
     QVERIFY(bench.all.pending.empty());
@@ -317,6 +322,8 @@ void tst_Ingest::d1_storeFailureAnswers500AndAdoptsNothing()
             .httpStatus,
         200);
     QCOMPARE(bench.f.storedUnfinishedDeliveries(), 2); // created and all; not big (amount 0)
+    QVERIFY(bench.f.state.storeHealth.isWritable());
+    QCOMPARE(bench.f.state.storeHealth.snapshot().writeFailures, quint64(1));
 }
 
 void tst_Ingest::rejectedRequestStoresNothingAndIsCounted_data()

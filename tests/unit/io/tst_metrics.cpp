@@ -118,6 +118,9 @@ EngineSnapshot sampleSnapshot()
 {
     EngineSnapshot snapshot;
     snapshot.topics = {TopicSnapshot{u"orders"_s, 12, 2, 3}};
+    snapshot.store.writable = false;
+    snapshot.store.writeFailures = 4;
+    snapshot.store.lastError = u"database or disk is full"_s;
     SubscriptionSnapshot billing;
     billing.topic = u"orders"_s;
     billing.subscription = u"billing"_s;
@@ -134,6 +137,7 @@ EngineSnapshot sampleSnapshot()
     billing.provisioningState = ProvisioningState::Creating;
     billing.endpointUnreachable = u"connection refused"_s;
     billing.held = 3;
+    billing.deadLetterWriteError = u"Read-only file system"_s;
     // Three answers: 3 ms, 40 ms and 70 s.
     billing.latencyBuckets[0] = 1; // <= 5
     billing.latencyBuckets[3] = 1; // <= 50
@@ -169,12 +173,15 @@ void MetricsTest::output_parsesAsPrometheusText()
     for (const QString &family : {u"eventgrid_publish_success_total"_s, u"eventgrid_publish_fail_total"_s,
                                  u"eventgrid_unmatched_events_total"_s, u"eventgrid_matched_events_total"_s,
                                  u"eventgrid_delivery_success_total"_s, u"eventgrid_delivery_attempt_fail_total"_s,
-                                 u"eventgrid_dead_lettered_total"_s, u"eventgrid_dropped_total"_s}) {
+                                 u"eventgrid_dead_lettered_total"_s, u"eventgrid_dropped_total"_s,
+                                 u"eventdesk_store_write_failures_total"_s}) {
         QCOMPARE(exposition.types.value(family), u"counter"_s);
     }
     for (const QString &family : {u"eventgrid_pending_deliveries"_s, u"eventgrid_in_flight_deliveries"_s,
                                  u"eventgrid_in_probation"_s, u"eventgrid_provisioning_state"_s,
-                                 u"eventgrid_held_deliveries"_s, u"eventgrid_endpoint_unreachable"_s}) {
+                                 u"eventgrid_held_deliveries"_s, u"eventgrid_endpoint_unreachable"_s,
+                                 u"eventgrid_dead_letter_destination_unavailable"_s,
+                                 u"eventdesk_store_writable"_s}) {
         QCOMPARE(exposition.types.value(family), u"gauge"_s);
     }
     QCOMPARE(exposition.types.value(u"eventgrid_destination_processing_duration_ms"_s), u"histogram"_s);
@@ -211,6 +218,11 @@ void MetricsTest::counters_carryTheSnapshotValues_data()
     QTest::newRow("held") << u"eventgrid_held_deliveries"_s << billing << 3.0;
     QTest::newRow("unreachable") << u"eventgrid_endpoint_unreachable"_s
                                  << with(u"reason"_s, u"connection refused"_s) << 1.0;
+    QTest::newRow("dead-letter destination unavailable")
+        << u"eventgrid_dead_letter_destination_unavailable"_s << billing << 1.0;
+    QTest::newRow("store not writable") << u"eventdesk_store_writable"_s << QHash<QString, QString>{} << 0.0;
+    QTest::newRow("store write failures") << u"eventdesk_store_write_failures_total"_s
+                                          << QHash<QString, QString>{} << 4.0;
 }
 
 void MetricsTest::counters_carryTheSnapshotValues()
