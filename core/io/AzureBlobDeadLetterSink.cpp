@@ -1,6 +1,7 @@
 #include "AzureBlobDeadLetterSink.h"
 
 #include "../Logging.h"
+#include "../azure/AzureCredentials.h"
 #include "../azure/StorageSharedKey.h"
 #include "AzureBlobAddress.h"
 
@@ -44,11 +45,20 @@ AzureBlobDeadLetterSink::signedRequest(const QByteArray &verb,
     const QString account = AzureBlobAddress::accountName(destination);
     if (account.isEmpty())
         return Error(u"the dead-letter destination names no storage account"_s);
-    const Expected<QString> key = m_keyProvider ? m_keyProvider(account)
-                                                : Expected<QString>(Error(u"no key provider"_s));
-    if (!key)
-        return Error(key.error());
-    QNetworkRequest request(AzureBlobAddress::blobUrl(destination, blobPath));
+    const Expected<QString> secret = m_keyProvider ? m_keyProvider(account)
+                                                   : Expected<QString>(Error(u"no key provider"_s));
+    if (!secret)
+        return Error(secret.error());
+    // The secret is the account key or the account's connection string (README "Secrets").
+    const Expected<AzureCredentials::StorageAccount> credentials
+        = AzureCredentials::storageAccount(secret.value(), account);
+    if (!credentials)
+        return Error(credentials.error());
+    // The destination's own blobEndpoint wins; a connection string's BlobEndpoint is next.
+    DeadLetterDestination located = destination;
+    if (located.blobEndpoint.isEmpty())
+        located.blobEndpoint = credentials->blobEndpoint;
+    QNetworkRequest request(AzureBlobAddress::blobUrl(located, blobPath));
     request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
                          QNetworkRequest::ManualRedirectPolicy);
     request.setTransferTimeout(m_transferTimeoutMs);
@@ -61,7 +71,8 @@ AzureBlobDeadLetterSink::signedRequest(const QByteArray &verb,
     request.setRawHeader("x-ms-date", SharedKey::httpDate(QDateTime::currentDateTimeUtc()));
     request.setRawHeader("x-ms-version", SharedKey::ApiVersion);
     const auto authorization = SharedKey::authorization(
-        account, key.value(), SharedKey::stringToSign(verb, request, contentLength, account));
+        account, credentials->accountKey,
+        SharedKey::stringToSign(verb, request, contentLength, account));
     if (!authorization)
         return Error(authorization.error());
     request.setRawHeader("Authorization", authorization.value());

@@ -119,6 +119,7 @@ class TestAzuriteDeadLetters final : public QObject
 
 private Q_SLOTS:
     void initTestCase();
+    void deadLettersLandAsBlobs_data();
     void deadLettersLandAsBlobs();
     void unavailableEndpointIsRetriedAndResumes();
     void missingContainerIsRetried();
@@ -152,8 +153,17 @@ void TestAzuriteDeadLetters::startDaemon(DaemonProcess &daemon, const QString &a
     QVERIFY2(daemon.start(), qPrintable(daemon.standardError()));
 }
 
+void TestAzuriteDeadLetters::deadLettersLandAsBlobs_data()
+{
+    // README "Secrets": the storage account's key, or its connection string.
+    QTest::addColumn<bool>("connectionString");
+    QTest::newRow("account key") << false;
+    QTest::newRow("connection string") << true;
+}
+
 void TestAzuriteDeadLetters::deadLettersLandAsBlobs()
 {
+    QFETCH(bool, connectionString);
     QTemporaryDir azuriteData;
     QTemporaryDir workspaceDir;
     QVERIFY(azuriteData.isValid() && workspaceDir.isValid());
@@ -164,7 +174,7 @@ void TestAzuriteDeadLetters::deadLettersLandAsBlobs()
 
     QVERIFY(WorkspaceJson::write(workspaceDir.path(), workspaceFor(azurite)));
     DaemonProcess daemon(workspaceDir.path());
-    startDaemon(daemon, AccountKey);
+    startDaemon(daemon, connectionString ? azurite.connectionString() : QString(AccountKey));
     const QDateTime before = QDateTime::currentDateTimeUtc();
     const HttpResult published = daemon.publish(u"orders"_s, eventBatch({u"e1"_s, u"e2"_s}));
     QCOMPARE(published.status, 200);

@@ -5,6 +5,7 @@
 
 #include "DaemonProcess.h"
 #include "ScriptedReceiver.h"
+#include "SecretScan.h"
 #include "keychain/KeychainSecretStore.h"
 #include "secrets/SecretStore.h"
 
@@ -46,43 +47,6 @@ Expected<void> removeSecret(SecretStore &store, const QString &key)
     if (!QTest::qWaitFor([&result] { return result.has_value(); }, 30'000))
         return Error(u"the keychain did not answer"_s);
     return *result;
-}
-
-// Every file under directory whose bytes contain needle (UTF-8, UTF-16 or Base64 of it).
-QStringList filesContaining(const QString &directory, const QString &needle)
-{
-    const QList<QByteArray> forms {needle.toUtf8(),
-                                   QByteArray(reinterpret_cast<const char *>(needle.utf16()),
-                                              needle.size() * 2),
-                                   needle.toUtf8().toBase64()};
-    QStringList found;
-    QDirIterator it(directory, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString path = it.next();
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly)) {
-            found.append(path + u" (unreadable)"_s);
-            continue;
-        }
-        const QByteArray contents = file.readAll();
-        for (const QByteArray &form : forms) {
-            if (contents.contains(form)) {
-                found.append(path);
-                break;
-            }
-        }
-    }
-    return found;
-}
-
-QStringList allFiles(const QString &directory)
-{
-    QStringList files;
-    QDirIterator it(directory, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
-    while (it.hasNext())
-        files.append(QDir(directory).relativeFilePath(it.next()));
-    files.sort();
-    return files;
 }
 
 } // namespace

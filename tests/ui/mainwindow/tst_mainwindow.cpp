@@ -9,6 +9,7 @@
 #include "secrets/SecretStore.h"
 #include "io/SharedAccessSignature.h"
 #include "io/TestReceiverService.h"
+#include "SecretScan.h"
 #include "WidgetInput.h"
 
 #include <QAbstractItemModelTester>
@@ -28,6 +29,7 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLoggingCategory>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QPushButton>
@@ -45,6 +47,52 @@ using namespace EventDesk;
 using EventDesk::Testing::retype;
 
 namespace {
+
+// Every message EventDesk's categories log while it exists, debug level included (whatever
+// QT_LOGGING_RULES says), as "category: message"; they still reach the usual output.
+class LogCapture final
+{
+public:
+    LogCapture()
+    {
+        s_active = this;
+        s_previousHandler = qInstallMessageHandler(&LogCapture::record);
+        s_previousFilter = QLoggingCategory::installFilter(&LogCapture::enableAll);
+    }
+    ~LogCapture()
+    {
+        QLoggingCategory::installFilter(s_previousFilter);
+        qInstallMessageHandler(s_previousHandler);
+        s_active = nullptr;
+    }
+    LogCapture(const LogCapture &) = delete;
+    LogCapture &operator=(const LogCapture &) = delete;
+
+    QByteArray text() const { return m_messages.join(u'\n').toUtf8(); }
+
+private:
+    static void record(QtMsgType type, const QMessageLogContext &context, const QString &message)
+    {
+        if (s_active)
+            s_active->m_messages.append(QString::fromLatin1(context.category) + u": " + message);
+        if (s_previousHandler && type != QtDebugMsg)
+            s_previousHandler(type, context, message);
+    }
+    static void enableAll(QLoggingCategory *category)
+    {
+        if (s_previousFilter)
+            s_previousFilter(category);
+        if (qstrncmp(category->categoryName(), "eventdesk", 9) == 0) {
+            for (const QtMsgType type : {QtDebugMsg, QtInfoMsg, QtWarningMsg, QtCriticalMsg})
+                category->setEnabled(type, true);
+        }
+    }
+
+    static inline LogCapture *s_active = nullptr;
+    static inline QtMessageHandler s_previousHandler = nullptr;
+    static inline QLoggingCategory::CategoryFilter s_previousFilter = nullptr;
+    QStringList m_messages;
+};
 
 quint16 freePort()
 {
@@ -280,6 +328,7 @@ void tst_MainWindow::failingReceiverDeadLetterResubmitted()
 
 void tst_MainWindow::secretHeaderGoesToSecretStoreNotWorkspace()
 {
+    const LogCapture log;
     Fixture fixture;
     Ui::MainWindow &window = *fixture.window;
     // The opt-in "this run only" store stands in for the keychain (SPEC H2).
@@ -330,6 +379,16 @@ void tst_MainWindow::secretHeaderGoesToSecretStoreNotWorkspace()
         }(),
         15000);
     QCOMPARE(received, "very-secret-value-42"_ba);
+
+    // Nowhere in the workspace folder - the store and its write-ahead log included - once the
+    // engine has committed and stopped, and not in anything the app logged meanwhile.
+    window.engineHost()->stop();
+    QVERIFY(!window.engineHost()->isRunning());
+    QVERIFY2(QFileInfo::exists(fixture.directory.filePath(u"eventdesk.db"_s)),
+             qPrintable(Testing::allFiles(fixture.directory.path()).join(u", "_s)));
+    QCOMPARE(Testing::filesContaining(fixture.directory.path(), u"very-secret-value-42"_s), QStringList());
+    QVERIFY2(log.text().contains("eventdesk.delivery"), "nothing was logged: the check would see nothing");
+    QVERIFY(!Testing::containsSecret(log.text(), u"very-secret-value-42"_s));
 }
 
 void tst_MainWindow::treeShowsProvisioningState()
