@@ -1,6 +1,7 @@
 #include "HttpServer.h"
 
 #include "../Logging.h"
+#include "HttpSyntax.h"
 
 #include <QTcpServer>
 
@@ -40,6 +41,15 @@ HttpResponse HttpResponse::text(int status, const QByteArray &body, const QByteA
 {
     return HttpResponse{status, contentType, body, {}};
 }
+
+namespace {
+
+// A chunk-size line (size and extensions) longer than this is refused; so are chunk extensions
+// of more than MaxHeaderBytes in one body, and trailers of more than MaxHeaderBytes: a client
+// that pads its framing must not make the server read without limit while no body arrives.
+constexpr qsizetype MaxChunkSizeLineBytes = 4096;
+
+} // namespace
 
 // One TCP connection: parses requests one after the other and answers them in order (a request
 // that arrives while an earlier one awaits its answer waits in the buffer).
@@ -162,55 +172,63 @@ private:
         }
         case Stage::ChunkSize: {
             const qsizetype end = m_buffer.indexOf("\r\n");
-            if (end < 0)
-                return checkLineLength();
-            QByteArray line = m_buffer.left(end);
-            m_buffer.remove(0, end + 2);
-            if (const qsizetype semicolon = line.indexOf(';'); semicolon >= 0)
-                line.truncate(semicolon); // chunk extensions are ignored
-            bool ok = false;
-            const qint64 size = line.trimmed().toLongLong(&ok, 16);
-            if (!ok || size < 0) {
-                fail(400, u"malformed chunk size in a chunked request body"_s);
+            if (end < 0) {
+                if (m_buffer.size() > MaxChunkSizeLineBytes)
+                    fail(400, u"a chunk size line is longer than %1 bytes"_s.arg(MaxChunkSizeLineBytes));
                 return false;
             }
-            if (m_request.body.size() + size > m_server->maxBodyBytes()) {
+            if (end > MaxChunkSizeLineBytes) {
+                fail(400, u"a chunk size line is longer than %1 bytes"_s.arg(MaxChunkSizeLineBytes));
+                return false;
+            }
+            const auto line = HttpSyntax::parseChunkSizeLine(QByteArrayView(m_buffer).first(end));
+            if (!line) {
+                fail(400, u"malformed chunked request body: %1"_s.arg(line.error()));
+                return false;
+            }
+            m_chunkOverheadBytes += line->extensionBytes;
+            if (m_chunkOverheadBytes > HttpServer::MaxHeaderBytes) {
+                fail(400, u"the chunk extensions of a request exceed %1 bytes"_s.arg(HttpServer::MaxHeaderBytes));
+                return false;
+            }
+            m_buffer.remove(0, end + 2);
+            if (line->size > m_server->maxBodyBytes() - m_request.body.size()) {
                 fail(413, u"the request body exceeds %1 bytes"_s.arg(m_server->maxBodyBytes()));
                 return false;
             }
-            m_contentLength = qsizetype(size);
-            m_stage = size == 0 ? Stage::ChunkTrailer : Stage::ChunkData;
+            m_contentLength = qsizetype(line->size);
+            m_stage = line->size == 0 ? Stage::ChunkTrailer : Stage::ChunkData;
+            if (line->size == 0)
+                m_chunkOverheadBytes = 0; // from here on it counts the trailer
             return true;
         }
         case Stage::ChunkData: {
             if (m_buffer.size() < m_contentLength + 2)
                 return false;
-            m_request.body += m_buffer.left(m_contentLength);
             if (m_buffer.mid(m_contentLength, 2) != "\r\n") {
-                fail(400, u"malformed chunk in a chunked request body"_s);
+                fail(400, u"malformed chunked request body: a chunk does not end with CRLF"_s);
                 return false;
             }
+            m_request.body.append(QByteArrayView(m_buffer).first(m_contentLength));
             m_buffer.remove(0, m_contentLength + 2);
             m_stage = Stage::ChunkSize;
             return true;
         }
         case Stage::ChunkTrailer: {
             const qsizetype end = m_buffer.indexOf("\r\n");
+            if (m_chunkOverheadBytes + (end < 0 ? m_buffer.size() : end) > HttpServer::MaxHeaderBytes) {
+                fail(431, u"the trailer of a chunked request exceeds %1 bytes"_s.arg(HttpServer::MaxHeaderBytes));
+                return false;
+            }
             if (end < 0)
-                return checkLineLength();
+                return false;
+            m_chunkOverheadBytes += end + 2;
             m_buffer.remove(0, end + 2);
             if (end == 0)
-                dispatch(); // the empty line that ends the trailer
+                dispatch(); // the empty line that ends the trailer (trailer fields are not used)
             return true;
         }
         }
-        return false;
-    }
-
-    bool checkLineLength()
-    {
-        if (m_buffer.size() > HttpServer::MaxHeaderBytes)
-            fail(431, u"a header line is longer than %1 bytes"_s.arg(HttpServer::MaxHeaderBytes));
         return false;
     }
 
@@ -227,9 +245,21 @@ private:
         }
         const QByteArray head = m_buffer.left(end);
         m_buffer.remove(0, end + 4);
+        // Lines end with CRLF only: a bare LF or CR (RFC 9112 §2.2) is refused below, as another
+        // parser could end a line there and see a header this one does not.
         const QList<QByteArray> lines = head.split('\n');
-        const QList<QByteArray> requestLine = lines.front().trimmed().split(' ');
-        if (requestLine.size() != 3 || !requestLine.at(2).startsWith("HTTP/1.")) {
+        for (qsizetype i = 0; i < lines.size(); ++i) {
+            const QByteArray &line = lines.at(i);
+            const qsizetype length = i + 1 < lines.size() ? line.size() - 1 : line.size();
+            if ((i + 1 < lines.size() && !line.endsWith('\r')) || QByteArrayView(line).first(length).contains('\r')) {
+                fail(400, u"line %1 of the request head ends with a bare LF or holds a bare CR"_s.arg(i + 1));
+                return false;
+            }
+        }
+        const QByteArray requestLineText = lines.front().trimmed();
+        const QList<QByteArray> requestLine = requestLineText.split(' ');
+        if (requestLine.size() != 3 || !requestLine.at(2).startsWith("HTTP/1.")
+            || !HttpSyntax::isFieldValue(requestLineText)) {
             fail(400, u"malformed request line"_s);
             return false;
         }
@@ -239,13 +269,30 @@ private:
         m_request.peerAddress = m_socket->peerAddress();
         const bool http10 = requestLine.at(2) == "HTTP/1.0";
         for (qsizetype i = 1; i < lines.size(); ++i) {
-            const QByteArray line = lines.at(i).endsWith('\r') ? lines.at(i).chopped(1) : lines.at(i);
-            const qsizetype colon = line.indexOf(':');
-            if (colon <= 0 || line.at(0) == ' ' || line.at(0) == '\t') {
+            const QByteArray &line = lines.at(i);
+            const QByteArrayView text = QByteArrayView(line).first(line.endsWith('\r') ? line.size() - 1 : line.size());
+            // RFC 9112 §5.2: obsolete line folding is refused, not unfolded.
+            if (!text.isEmpty() && (text.front() == ' ' || text.front() == '\t')) {
+                fail(400, u"header line %1 starts with whitespace (obsolete line folding is not accepted)"_s.arg(i));
+                return false;
+            }
+            const qsizetype colon = text.indexOf(':');
+            if (colon <= 0) {
                 fail(400, u"malformed header line %1"_s.arg(i));
                 return false;
             }
-            m_request.headers.append({line.left(colon).trimmed(), line.mid(colon + 1).trimmed()});
+            // RFC 9112 §5.1: whitespace between the field name and the colon must be answered 400.
+            const QByteArrayView name = text.first(colon);
+            if (!HttpSyntax::isToken(name)) {
+                fail(400, u"header line %1: the field name is not a token (no whitespace before the colon)"_s.arg(i));
+                return false;
+            }
+            const QByteArrayView value = HttpSyntax::trimmedWhitespace(text.sliced(colon + 1));
+            if (!HttpSyntax::isFieldValue(value)) {
+                fail(400, u"header line %1: the value holds a control character"_s.arg(i));
+                return false;
+            }
+            m_request.headers.append({name.toByteArray(), value.toByteArray()});
         }
 
         const QUrl url = QUrl::fromEncoded(m_request.target);
@@ -260,24 +307,65 @@ private:
 
         const QByteArray connection = m_request.header("Connection").toLower();
         m_closeAfterAnswer = http10 ? !connection.contains("keep-alive") : connection.contains("close");
+        return parseFraming(http10);
+    }
 
-        const QByteArray transferEncoding = m_request.header("Transfer-Encoding").toLower();
-        if (!transferEncoding.isEmpty()) {
-            if (transferEncoding.trimmed() != "chunked") {
-                fail(501, u"transfer encoding '%1' is not supported (only chunked)"_s.arg(
-                              QString::fromLatin1(transferEncoding)));
+    // How the body is delimited (RFC 9112 §6.3). Every ambiguity is answered 400 and the
+    // connection closed, since a proxy in front could have read the message differently.
+    bool parseFraming(bool http10)
+    {
+        QByteArray transferEncoding;
+        int transferEncodingLines = 0;
+        QByteArray contentLength;
+        int contentLengthLines = 0;
+        for (const auto &[name, value] : std::as_const(m_request.headers)) {
+            if (name.compare("Transfer-Encoding", Qt::CaseInsensitive) == 0) {
+                if (transferEncodingLines++ > 0)
+                    transferEncoding += ','; // RFC 9110 §5.3: the lines form one list
+                transferEncoding += value;
+            } else if (name.compare("Content-Length", Qt::CaseInsensitive) == 0) {
+                contentLength = value;
+                ++contentLengthLines;
+            }
+        }
+        m_chunkOverheadBytes = 0;
+        if (transferEncodingLines > 0) {
+            if (http10) { // RFC 9112 §6.1: the framing of such a message is faulty
+                fail(400, u"Transfer-Encoding in an HTTP/1.0 request"_s);
                 return false;
+            }
+            if (contentLengthLines > 0) { // RFC 9112 §6.1 allows refusing; it is the smuggling case
+                fail(400, u"a request must not carry both Content-Length and Transfer-Encoding"_s);
+                return false;
+            }
+            switch (HttpSyntax::classifyTransferEncoding(transferEncoding)) {
+            case HttpSyntax::TransferEncoding::Invalid:
+                fail(400, u"Transfer-Encoding '%1' does not end with chunked (once)"_s.arg(
+                              QString::fromLatin1(transferEncoding.left(100))));
+                return false;
+            case HttpSyntax::TransferEncoding::ChunkedAfterOtherCoding:
+                fail(501, u"transfer encoding '%1' is not supported (only chunked)"_s.arg(
+                              QString::fromLatin1(transferEncoding.left(100))));
+                return false;
+            case HttpSyntax::TransferEncoding::Chunked:
+                break;
             }
             sendContinue();
             m_stage = Stage::ChunkSize;
             return true;
         }
+        // RFC 9110 §8.6 lets a recipient accept repeated identical values ("5, 5" or two lines of
+        // "5"); they are refused all the same: no client sends them, and a proxy that kept one of
+        // two differing values would frame the stream differently.
+        if (contentLengthLines > 1) {
+            fail(400, u"a request must not carry more than one Content-Length"_s);
+            return false;
+        }
         qsizetype length = 0;
-        if (m_request.hasHeader("Content-Length")) {
-            bool ok = false;
-            const qint64 parsed = m_request.header("Content-Length").toLongLong(&ok);
-            if (!ok || parsed < 0) {
-                fail(400, u"malformed Content-Length"_s);
+        if (contentLengthLines == 1) {
+            const qint64 parsed = HttpSyntax::parseContentLength(contentLength);
+            if (parsed < 0) {
+                fail(400, u"malformed Content-Length (decimal digits only)"_s);
                 return false;
             }
             if (parsed > m_server->maxBodyBytes()) {
@@ -319,6 +407,7 @@ private:
     HttpRequest m_request;
     Stage m_stage = Stage::Head;
     qsizetype m_contentLength = 0;
+    qsizetype m_chunkOverheadBytes = 0; // chunk extensions, then trailer, of the current request
     quint64 m_exchange = 0;
     bool m_awaitingAnswer = false;
     bool m_closeAfterAnswer = false;

@@ -1,0 +1,244 @@
+// The HTTP/1.1 server of the topic endpoint and the test receivers against hostile clients (README
+// "Hostile HTTP"): every request-smuggling shape is answered 400 (or 501) and the connection
+// closed. Real loopback sockets.
+
+#include "io/HttpServer.h"
+
+#include <QTcpSocket>
+#include <QTest>
+
+#include <memory>
+
+using namespace Qt::StringLiterals;
+using namespace EventDesk;
+
+namespace {
+
+constexpr int WaitMs = 20'000;
+
+// A client speaking raw bytes, collecting whatever the server answers.
+class RawClient final
+{
+public:
+    explicit RawClient(quint16 port)
+    {
+        QObject::connect(&m_socket, &QTcpSocket::readyRead, &m_socket, [this] { m_received += m_socket.readAll(); });
+        m_socket.connectToHost(QHostAddress::LocalHost, port);
+    }
+
+    void send(const QByteArray &bytes) { m_socket.write(bytes); }
+    bool isClosed() const { return m_socket.state() == QAbstractSocket::UnconnectedState; }
+
+    const QByteArray &received()
+    {
+        if (m_socket.isOpen())
+            m_received += m_socket.readAll();
+        return m_received;
+    }
+    // Final responses received (an interim 100 Continue does not count).
+    qsizetype responseCount() { return received().count("HTTP/1.1 ") - received().count("HTTP/1.1 100 "); }
+
+private:
+    QTcpSocket m_socket;
+    QByteArray m_received;
+};
+
+QByteArray request(const QByteArray &headers, const QByteArray &body = {}, const QByteArray &version = "HTTP/1.1")
+{
+    return "POST /receivers/demo " + version + "\r\nHost: 127.0.0.1\r\n" + headers + "\r\n" + body;
+}
+
+} // namespace
+
+class HttpServerTest final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+
+    void smuggling_answeredAndClosed_data();
+    void smuggling_answeredAndClosed();
+    void strictFraming_stillAcceptsWellFormedRequests_data();
+    void strictFraming_stillAcceptsWellFormedRequests();
+
+
+private:
+    HttpResponse answerFor(const HttpRequest &request) const;
+
+    std::unique_ptr<HttpServer> m_server;
+    QList<HttpRequest> m_requests;
+    QList<int> m_errorStatuses; // what the server answered by itself, through the error factory
+};
+
+void HttpServerTest::init()
+{
+    m_requests.clear();
+    m_errorStatuses.clear();
+    m_server = std::make_unique<HttpServer>();
+    m_server->setHandler([this](const HttpRequest &request, const HttpReply &reply) {
+        m_requests.append(request);
+        reply.respond(answerFor(request));
+    });
+    m_server->setErrorBodyFactory([this](int status, const QString &message) {
+        m_errorStatuses.append(status);
+        return HttpResponse::json(status, R"({"error":{"code":"E)" + QByteArray::number(status)
+                                              + R"(","message":")" + message.toUtf8() + "\"}}");
+    });
+    auto port = m_server->listen(QHostAddress::LocalHost, 0);
+    QVERIFY2(port.hasValue(), qPrintable(port.error()));
+}
+
+void HttpServerTest::cleanup()
+{
+    m_server.reset();
+}
+
+HttpResponse HttpServerTest::answerFor(const HttpRequest &request) const
+{
+    return HttpResponse::text(200, "received " + QByteArray::number(request.body.size()) + " bytes: " + request.body);
+}
+
+// RFC 9112 §6.3 and §5: every request whose framing another parser could read differently. The
+// server answers (400, or 501 for a coding it cannot undo), says "Connection: close", closes, and
+// never hands the request - or what follows it - to the handler.
+void HttpServerTest::smuggling_answeredAndClosed_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<int>("status");
+
+    const QByteArray smuggled = "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n";
+    const QByteArray chunked = "Transfer-Encoding: chunked\r\n";
+    QTest::newRow("Content-Length and chunked")
+        << request("Content-Length: 5\r\n" + chunked, "0\r\n\r\n" + smuggled) << 400;
+    QTest::newRow("chunked and Content-Length")
+        << request(chunked + "Content-Length: 40\r\n", "0\r\n\r\n" + smuggled) << 400;
+    QTest::newRow("two differing Content-Lengths")
+        << request("Content-Length: 5\r\nContent-Length: 40\r\n", "hello" + smuggled) << 400;
+    QTest::newRow("two identical Content-Lengths")
+        << request("Content-Length: 5\r\nContent-Length: 5\r\n", "hello") << 400;
+    QTest::newRow("Content-Length as a list") << request("Content-Length: 5, 5\r\n", "hello") << 400;
+    QTest::newRow("Content-Length with a plus sign") << request("Content-Length: +5\r\n", "hello") << 400;
+    QTest::newRow("negative Content-Length") << request("Content-Length: -5\r\n", "hello") << 400;
+    QTest::newRow("Content-Length with a space inside") << request("Content-Length: 1 0\r\n", "0123456789") << 400;
+    QTest::newRow("hexadecimal Content-Length") << request("Content-Length: 0x5\r\n", "hello") << 400;
+    QTest::newRow("Content-Length with an exponent") << request("Content-Length: 5e0\r\n", "hello") << 400;
+    QTest::newRow("Content-Length overflowing 64 bits")
+        << request("Content-Length: 18446744073709551621\r\n", "hello") << 400;
+    QTest::newRow("empty Content-Length") << request("Content-Length:\r\n", "hello") << 400;
+    QTest::newRow("Content-Length after a vertical tab") << request("Content-Length: \x0b" "5\r\n", "hello") << 400;
+
+    QTest::newRow("chunk size not hexadecimal") << request(chunked, "zz\r\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk size with 0x") << request(chunked, "0x5\r\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk size with a sign") << request(chunked, "+5\r\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("negative chunk size") << request(chunked, "-5\r\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk size overflowing 64 bits")
+        << request(chunked, "10000000000000005\r\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk size after a space") << request(chunked, " 5\r\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk size before a space") << request(chunked, "5 \r\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk size ended by a bare LF") << request(chunked, "5\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk data not followed by CRLF") << request(chunked, "5\r\nhelloXX\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk data followed by a bare LF") << request(chunked, "5\r\nhello\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk extension without a name") << request(chunked, "5;=x\r\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk extension with an empty value") << request(chunked, "5;a=\r\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk extension with a bare CR in a quoted value")
+        << request(chunked, "5;a=\"x\ry\"\r\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk extension with an unterminated quoted value")
+        << request(chunked, "5;a=\"xy\r\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk size line over 4 KiB")
+        << request(chunked, "5;a=" + QByteArray(5000, 'x') + "\r\nhello\r\n0\r\n\r\n") << 400;
+    QByteArray paddedChunks;
+    for (int i = 0; i < 20; ++i)
+        paddedChunks += "1;pad=" + QByteArray(4000, 'x') + "\r\nx\r\n";
+    QTest::newRow("chunk extensions over 64 KiB in one body") << request(chunked, paddedChunks + "0\r\n\r\n") << 400;
+
+    QTest::newRow("obsolete line folding")
+        << request("X-Folded: a\r\n b\r\nContent-Length: 5\r\n", "hello") << 400;
+    QTest::newRow("line folding with a tab")
+        << request("X-Folded: a\r\n\tContent-Length: 40\r\nContent-Length: 5\r\n", "hello") << 400;
+    QTest::newRow("Transfer-Encoding gzip") << request("Transfer-Encoding: gzip\r\n", "hello") << 400;
+    QTest::newRow("Transfer-Encoding identity") << request("Transfer-Encoding: identity\r\n", "hello") << 400;
+    QTest::newRow("chunked not the last coding")
+        << request("Transfer-Encoding: chunked, gzip\r\n", "0\r\n\r\n") << 400;
+    QTest::newRow("chunked twice") << request("Transfer-Encoding: chunked, chunked\r\n", "0\r\n\r\n") << 400;
+    QTest::newRow("chunked on two lines") << request(chunked + chunked, "0\r\n\r\n") << 400;
+    QTest::newRow("chunked with a parameter")
+        << request("Transfer-Encoding: chunked;x=1\r\n", "0\r\n\r\n") << 400;
+    QTest::newRow("empty Transfer-Encoding") << request("Transfer-Encoding:\r\nContent-Length: 5\r\n", "hello") << 400;
+    QTest::newRow("empty Transfer-Encoding alone") << request("Transfer-Encoding: \r\n", "hello") << 400;
+    QTest::newRow("Transfer-Encoding after a vertical tab")
+        << request("Transfer-Encoding: \x0b" "chunked\r\n", "0\r\n\r\n") << 400;
+    QTest::newRow("chunked in an HTTP/1.0 request") << request(chunked, "0\r\n\r\n", "HTTP/1.0") << 400;
+    QTest::newRow("a coding before chunked (not implemented)")
+        << request("Transfer-Encoding: gzip, chunked\r\n", "0\r\n\r\n") << 501;
+
+    QTest::newRow("space before the colon") << request("Content-Length : 5\r\n", "hello") << 400;
+    QTest::newRow("tab before the colon") << request("Content-Length\t: 5\r\n", "hello") << 400;
+    QTest::newRow("space inside the field name") << request("Content Length: 5\r\n", "hello") << 400;
+    QTest::newRow("Transfer-Encoding with a space before the colon")
+        << request("Transfer-Encoding : chunked\r\nContent-Length: 5\r\n", "hello") << 400;
+    QTest::newRow("header line ended by a bare LF")
+        << request("X-Note: 1\nContent-Length: 5\r\n", "hello") << 400;
+    QTest::newRow("bare CR in a header value") << request("X-Note: 1\rContent-Length: 5\r\n", "hello") << 400;
+    QTest::newRow("NUL in a header value") << request(QByteArray("X-Note: a\0b\r\n", 13), "") << 400;
+}
+
+void HttpServerTest::smuggling_answeredAndClosed()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(int, status);
+
+    RawClient client(m_server->port());
+    client.send(bytes);
+    QTRY_VERIFY_WITH_TIMEOUT(client.isClosed(), WaitMs);
+    const QByteArray &received = client.received();
+    const QByteArray statusLine = "HTTP/1.1 " + QByteArray::number(status) + ' ';
+    QVERIFY2(received.startsWith(statusLine), received.constData());
+    QVERIFY2(received.contains("\r\nConnection: close\r\n"), received.constData());
+    QCOMPARE(client.responseCount(), 1);
+    QCOMPARE(m_errorStatuses, QList<int>{status});
+    QVERIFY2(m_requests.isEmpty(), m_requests.value(0).target.constData());
+}
+
+// The strict reading refuses nothing a well-behaved client sends.
+void HttpServerTest::strictFraming_stillAcceptsWellFormedRequests_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QByteArray>("body");
+
+    const QByteArray chunked = "Transfer-Encoding: chunked\r\n";
+    QTest::newRow("Content-Length") << request("Content-Length: 5\r\n", "hello") << "hello"_ba;
+    QTest::newRow("Content-Length with leading zeros") << request("Content-Length: 005\r\n", "hello") << "hello"_ba;
+    QTest::newRow("Content-Length within spaces and tabs")
+        << request("Content-Length:\t 5 \t\r\n", "hello") << "hello"_ba;
+    QTest::newRow("no body") << request({}) << QByteArray();
+    QTest::newRow("chunked") << request(chunked, "5\r\nhello\r\n0\r\n\r\n") << "hello"_ba;
+    QTest::newRow("chunked, capitalised") << request("Transfer-Encoding: Chunked\r\n", "5\r\nhello\r\n0\r\n\r\n")
+                                          << "hello"_ba;
+    QTest::newRow("chunked after empty list elements")
+        << request("Transfer-Encoding: , chunked ,\r\n", "5\r\nhello\r\n0\r\n\r\n") << "hello"_ba;
+    QTest::newRow("chunk sizes in upper case and with leading zeros")
+        << request(chunked, "A\r\n0123456789\r\n0005\r\nhello\r\n0\r\n\r\n") << "0123456789hello"_ba;
+    QTest::newRow("chunk extensions and a trailer")
+        << request(chunked, "5 ; name=value;flag ;q=\"a \\\" b\"\r\nhello\r\n0;last\r\nX-Checksum: 1\r\n\r\n")
+        << "hello"_ba;
+}
+
+void HttpServerTest::strictFraming_stillAcceptsWellFormedRequests()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QByteArray, body);
+
+    RawClient client(m_server->port());
+    client.send(bytes);
+    QTRY_COMPARE_WITH_TIMEOUT(client.responseCount(), 1, WaitMs);
+    QVERIFY2(client.received().startsWith("HTTP/1.1 200 OK"), client.received().constData());
+    QCOMPARE(m_requests.size(), 1);
+    QCOMPARE(m_requests.constFirst().body, body);
+    QVERIFY(!client.received().contains("Connection: close"));
+    QVERIFY(m_errorStatuses.isEmpty());
+}
+
+QTEST_GUILESS_MAIN(HttpServerTest)
+#include "tst_httpserver.moc"
