@@ -4,11 +4,12 @@
 #include "HttpSyntax.h"
 
 #include <QTcpServer>
-
-#include <algorithm>
 #include <QTcpSocket>
+#include <QTimerEvent>
 #include <QUrl>
 
+#include <algorithm>
+#include <utility>
 
 using namespace Qt::StringLiterals;
 
@@ -49,6 +50,21 @@ namespace {
 // that pads its framing must not make the server read without limit while no body arrives.
 constexpr qsizetype MaxChunkSizeLineBytes = 4096;
 
+QByteArray responseHead(const HttpResponse &response, bool close)
+{
+    QByteArray head = "HTTP/1.1 " + QByteArray::number(response.status) + ' '
+                      + HttpServer::reasonPhrase(response.status) + "\r\n";
+    if (!response.contentType.isEmpty())
+        head += "Content-Type: " + response.contentType + "\r\n";
+    for (const auto &[name, value] : response.headers)
+        head += name + ": " + value + "\r\n";
+    head += "Content-Length: " + QByteArray::number(response.body.size()) + "\r\n";
+    if (close)
+        head += "Connection: close\r\n";
+    head += "\r\n";
+    return head;
+}
+
 } // namespace
 
 // One TCP connection: parses requests one after the other and answers them in order (a request
@@ -64,7 +80,10 @@ public:
         socket->setParent(this);
         connect(socket, &QTcpSocket::readyRead, this, &HttpConnection::process);
         connect(socket, &QTcpSocket::disconnected, this, &HttpConnection::onDisconnected);
+        setDeadline(Wait::Head);
     }
+
+    ~HttpConnection() override { m_server->forgetConnection(this); }
 
     void respond(quint64 exchange, const HttpResponse &response)
     {
@@ -73,10 +92,10 @@ public:
         m_awaitingAnswer = false;
         write(response, m_closeAfterAnswer);
         if (m_closeAfterAnswer) {
-            m_closing = true;
-            m_socket->disconnectFromHost();
+            close();
             return;
         }
+        setDeadline(Wait::Idle);
         // Pipelined requests already buffered are handled after this turn of the event loop, so
         // a handler answering synchronously never recurses into the next request.
         QMetaObject::invokeMethod(this, &HttpConnection::process, Qt::QueuedConnection);
@@ -88,6 +107,7 @@ public:
             return;
         m_awaitingAnswer = false;
         m_closing = true;
+        setDeadline(Wait::None);
         // abort(): the peer sees the connection end with no response at all.
         m_socket->abort();
         deleteLater();
@@ -99,36 +119,113 @@ public:
                && m_socket->state() == QAbstractSocket::ConnectedState;
     }
 
+    bool isOverdue(qint64 nowMs) const { return m_deadlineMs >= 0 && nowMs >= m_deadlineMs; }
+
+    // Called by the server's sweep once the deadline has passed.
+    void timeOut()
+    {
+        switch (m_wait) {
+        case Wait::None:
+            return;
+        case Wait::Head:
+            if (m_buffer.isEmpty()) {
+                qCDebug(lcEndpoint) << "closing a connection that sent no request" << m_socket->peerAddress();
+                close();
+            } else {
+                fail(408, u"the request head was not complete within %1 ms"_s.arg(
+                              m_server->connectionLimits().headerTimeoutMs));
+            }
+            return;
+        case Wait::Body:
+            fail(408, u"no part of the request body arrived for %1 ms"_s.arg(
+                          m_server->connectionLimits().bodyTimeoutMs));
+            return;
+        case Wait::Idle:
+            close();
+            return;
+        case Wait::Closing:
+            // The peer does not take the last answer: stop waiting for it.
+            setDeadline(Wait::None);
+            m_socket->abort();
+            deleteLater();
+            return;
+        }
+    }
+
 private:
     enum class Stage { Head, Body, ChunkSize, ChunkData, ChunkTrailer };
+    // What the connection's deadline is for (HttpConnectionLimits).
+    enum class Wait { None, Head, Body, Idle, Closing };
+
+    void setDeadline(Wait wait)
+    {
+        m_wait = wait;
+        const HttpConnectionLimits &limits = m_server->connectionLimits();
+        switch (wait) {
+        case Wait::None:
+            m_deadlineMs = -1;
+            return;
+        case Wait::Head:
+        case Wait::Closing: // a last answer gets as long to leave as a head has to arrive
+            m_deadlineMs = m_server->monotonicMs() + limits.headerTimeoutMs;
+            return;
+        case Wait::Body:
+            m_deadlineMs = m_server->monotonicMs() + limits.bodyTimeoutMs;
+            return;
+        case Wait::Idle:
+            m_deadlineMs = m_server->monotonicMs() + limits.idleTimeoutMs;
+            return;
+        }
+    }
+
+    // After a step of parsing: which deadline applies now. A head's deadline is set once, when
+    // its first byte arrives (not moved by each byte: a head sent one byte at a time still ends);
+    // a body's moves with every read that brings some of it.
+    void updateDeadline(bool bytesArrived)
+    {
+        if (m_closing)
+            return;
+        if (m_awaitingAnswer) {
+            if (m_wait != Wait::None)
+                setDeadline(Wait::None);
+            return;
+        }
+        if (m_stage == Stage::Head) {
+            if (m_wait == Wait::Idle && !m_buffer.isEmpty())
+                setDeadline(Wait::Head);
+            else if (m_wait == Wait::None || m_wait == Wait::Body)
+                setDeadline(m_buffer.isEmpty() ? Wait::Idle : Wait::Head);
+            return;
+        }
+        if (bytesArrived || m_wait != Wait::Body)
+            setDeadline(Wait::Body);
+    }
 
     void onDisconnected()
     {
         m_closing = true;
+        setDeadline(Wait::None);
         deleteLater();
+    }
+
+    // Closes once what was written has left; the Closing deadline bounds how long that may take.
+    void close()
+    {
+        m_closing = true;
+        setDeadline(Wait::Closing);
+        m_socket->disconnectFromHost();
     }
 
     void fail(int status, const QString &message)
     {
         qCDebug(lcEndpoint) << "bad request from" << m_socket->peerAddress() << status << message;
         write(m_server->errorResponse(status, message), true);
-        m_closing = true;
-        m_socket->disconnectFromHost();
+        close();
     }
 
     void write(const HttpResponse &response, bool close)
     {
-        QByteArray head = "HTTP/1.1 " + QByteArray::number(response.status) + ' '
-                          + HttpServer::reasonPhrase(response.status) + "\r\n";
-        if (!response.contentType.isEmpty())
-            head += "Content-Type: " + response.contentType + "\r\n";
-        for (const auto &[name, value] : response.headers)
-            head += name + ": " + value + "\r\n";
-        head += "Content-Length: " + QByteArray::number(response.body.size()) + "\r\n";
-        if (close)
-            head += "Connection: close\r\n";
-        head += "\r\n";
-        m_socket->write(head);
+        m_socket->write(responseHead(response, close));
         if (!response.body.isEmpty())
             m_socket->write(response.body);
     }
@@ -139,16 +236,19 @@ private:
             return;
         // Read straight into the buffer (a body has its room reserved once its length is known,
         // below), rather than into a temporary array that is then appended.
+        bool bytesArrived = false;
         if (const qint64 available = m_socket->bytesAvailable(); available > 0) {
             const qsizetype filled = m_buffer.size();
             m_buffer.resize(filled + qsizetype(available));
             const qint64 read = m_socket->read(m_buffer.data() + filled, available);
             m_buffer.resize(filled + qsizetype(std::max<qint64>(read, 0)));
+            bytesArrived = read > 0;
         }
         while (!m_closing && !m_awaitingAnswer) {
             if (!step())
-                return;
+                break;
         }
+        updateDeadline(bytesArrived);
     }
 
     // Advances the parser by one stage; false when it needs more data.
@@ -409,6 +509,8 @@ private:
     qsizetype m_contentLength = 0;
     qsizetype m_chunkOverheadBytes = 0; // chunk extensions, then trailer, of the current request
     quint64 m_exchange = 0;
+    Wait m_wait = Wait::None;
+    qint64 m_deadlineMs = -1; // on HttpServer::monotonicMs(); -1: none
     bool m_awaitingAnswer = false;
     bool m_closeAfterAnswer = false;
     bool m_closing = false;
@@ -435,13 +537,30 @@ bool HttpReply::isOpen() const
 HttpServer::HttpServer(QObject *parent)
     : QObject(parent)
 {
+    m_monotonic.start();
 }
 
-HttpServer::~HttpServer() = default;
+HttpServer::~HttpServer()
+{
+    // The connections unregister themselves when destroyed: destroy them while the set exists.
+    qDeleteAll(std::exchange(m_connections, {}));
+}
+
+void HttpServer::setConnectionLimits(const HttpConnectionLimits &limits)
+{
+    m_limits = limits;
+    if (m_sweepTimer.isActive()) {
+        m_sweepTimer.stop();
+        startSweep();
+    }
+}
 
 Expected<quint16> HttpServer::listen(const QHostAddress &address, quint16 port)
 {
     auto *tcpServer = new QTcpServer(this);
+    // A burst of publishers connecting at once waits in the queue rather than having SYNs dropped
+    // and retried a second later (Qt's default queue is 50).
+    tcpServer->setListenBacklogSize(1024);
     if (!tcpServer->listen(address, port)) {
         const QString message = u"cannot listen on %1:%2: %3"_s.arg(address.toString())
                                     .arg(port)
@@ -452,6 +571,7 @@ Expected<quint16> HttpServer::listen(const QHostAddress &address, quint16 port)
     delete m_tcpServer;
     m_tcpServer = tcpServer;
     connect(tcpServer, &QTcpServer::newConnection, this, &HttpServer::onNewConnection);
+    connect(tcpServer, &QTcpServer::acceptError, this, &HttpServer::onAcceptError);
     return tcpServer->serverPort();
 }
 
@@ -467,8 +587,94 @@ QHostAddress HttpServer::address() const
 
 void HttpServer::onNewConnection()
 {
-    while (QTcpSocket *socket = m_tcpServer->nextPendingConnection())
-        new HttpConnection(socket, this);
+    m_acceptErrorLogged = false;
+    while (QTcpSocket *socket = m_tcpServer->nextPendingConnection()) {
+        if (m_connections.size() >= m_limits.maxConnections) {
+            refuse(socket);
+            continue;
+        }
+        if (m_refusing) {
+            m_refusing = false;
+            qCInfo(lcEndpoint) << "below the limit of" << m_limits.maxConnections << "connections again";
+        }
+        m_connections.insert(new HttpConnection(socket, this));
+    }
+    startSweep();
+}
+
+// README "Hostile HTTP": over the cap, a client is answered 503 at once, in the server's error
+// shape (Event Grid's on the endpoint), with "Connection: close". The SDKs retry a 503, and a
+// reason is better than a reset that looks like EventDesk crashed. Nothing of the request is
+// read; a 503 of ~150 bytes fits the socket's buffer, so the socket closes at the next turn of the
+// event loop and needs no deadline of its own.
+void HttpServer::refuse(QTcpSocket *socket)
+{
+    if (!m_refusing) {
+        m_refusing = true;
+        qCWarning(lcEndpoint) << "the limit of" << m_limits.maxConnections
+                              << "connections is reached: answering new connections 503";
+    }
+    connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+    const HttpResponse response = errorResponse(
+        503, u"EventDesk is serving the most connections it accepts at once (%1); try again shortly"_s.arg(
+                 m_limits.maxConnections));
+    socket->write(responseHead(response, true) + response.body);
+    socket->disconnectFromHost();
+}
+
+// QTcpServer stops accepting after any error that is not temporary, including running out of
+// file descriptors, and would not start again by itself: the sweep resumes it.
+void HttpServer::onAcceptError(QAbstractSocket::SocketError error)
+{
+    if (!m_acceptErrorLogged) {
+        m_acceptErrorLogged = true;
+        qCWarning(lcEndpoint) << "cannot accept a connection:" << error << m_tcpServer->errorString()
+                              << "- trying again shortly";
+    }
+    m_acceptPaused = true;
+    startSweep();
+}
+
+void HttpServer::forgetConnection(HttpConnection *connection)
+{
+    m_connections.remove(connection);
+}
+
+void HttpServer::startSweep()
+{
+    if (m_sweepTimer.isActive())
+        return;
+    // A deadline is noticed within a quarter of the shortest timeout, at most a second late.
+    const int shortest = std::min({m_limits.headerTimeoutMs, m_limits.bodyTimeoutMs, m_limits.idleTimeoutMs});
+    m_sweepTimer.start(std::clamp(shortest / 4, 10, 1000), Qt::CoarseTimer, this);
+}
+
+void HttpServer::timerEvent(QTimerEvent *event)
+{
+    if (event->timerId() == m_sweepTimer.timerId())
+        sweep();
+    else
+        QObject::timerEvent(event);
+}
+
+void HttpServer::sweep()
+{
+    if (m_acceptPaused && m_tcpServer) {
+        m_acceptPaused = false;
+        m_tcpServer->resumeAccepting();
+    }
+    const qint64 now = monotonicMs();
+    QList<QPointer<HttpConnection>> overdue;
+    for (HttpConnection *connection : std::as_const(m_connections)) {
+        if (connection->isOverdue(now))
+            overdue.append(connection);
+    }
+    for (const QPointer<HttpConnection> &connection : std::as_const(overdue)) {
+        if (connection)
+            connection->timeOut();
+    }
+    if (m_connections.isEmpty() && !m_acceptPaused)
+        m_sweepTimer.stop();
 }
 
 void HttpServer::dispatch(const HttpRequest &request, const HttpReply &reply)

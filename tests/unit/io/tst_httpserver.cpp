@@ -1,20 +1,32 @@
 // The HTTP/1.1 server of the topic endpoint and the test receivers against hostile clients (README
 // "Hostile HTTP"): every request-smuggling shape is answered 400 (or 501) and the connection
-// closed. Real loopback sockets.
+// closed; half heads, stalled bodies and idle kept-alive connections are closed by the timeouts;
+// connections beyond the cap are refused while the others keep working. Real loopback sockets,
+// timeouts of a few hundred milliseconds, and QTRY waits far longer than any timeout.
 
 #include "io/HttpServer.h"
 
+#include <QScopeGuard>
 #include <QTcpSocket>
 #include <QTest>
+#include <QTimer>
 
 #include <memory>
+
+#ifdef Q_OS_LINUX
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
 
 using namespace Qt::StringLiterals;
 using namespace EventDesk;
 
 namespace {
 
-constexpr int WaitMs = 20'000;
+constexpr int ShortTimeoutMs = 200;
+constexpr int LongTimeoutMs = 600'000; // a timeout that must not play a part in a test
+constexpr int WaitMs = 20'000; // how long QTRY waits for what a short timeout does
 
 // A client speaking raw bytes, collecting whatever the server answers.
 class RawClient final
@@ -27,7 +39,9 @@ public:
     }
 
     void send(const QByteArray &bytes) { m_socket.write(bytes); }
+    void disconnect() { m_socket.disconnectFromHost(); }
     bool isClosed() const { return m_socket.state() == QAbstractSocket::UnconnectedState; }
+    bool isConnected() const { return m_socket.state() == QAbstractSocket::ConnectedState; }
 
     const QByteArray &received()
     {
@@ -63,23 +77,40 @@ private Q_SLOTS:
     void strictFraming_stillAcceptsWellFormedRequests_data();
     void strictFraming_stillAcceptsWellFormedRequests();
 
+    void headerTimeout_halfHeadAnswered408AndClosed();
+    void headerTimeout_headSentByteByByteStillEnds();
+    void headerTimeout_silentConnectionClosedWithoutAnswer();
+    void bodyTimeout_stalledBodyAnswered408AndClosed();
+    void idleTimeout_keptAliveConnectionClosedWithoutAnswer();
+    void pendingAnswer_noTimeoutCutsTheConnection();
+
+    void connectionCap_refusesBeyondWith503_othersKeepWorking();
+    void acceptError_acceptsAgainOnceDescriptorsAreFree();
 
 private:
+    void setLimits(int headerMs, int bodyMs, int idleMs, int maxConnections = 10'000);
     HttpResponse answerFor(const HttpRequest &request) const;
 
     std::unique_ptr<HttpServer> m_server;
     QList<HttpRequest> m_requests;
+    QList<HttpReply> m_heldReplies;
     QList<int> m_errorStatuses; // what the server answered by itself, through the error factory
+    bool m_holdAnswers = false;
 };
 
 void HttpServerTest::init()
 {
     m_requests.clear();
+    m_heldReplies.clear();
     m_errorStatuses.clear();
+    m_holdAnswers = false;
     m_server = std::make_unique<HttpServer>();
     m_server->setHandler([this](const HttpRequest &request, const HttpReply &reply) {
         m_requests.append(request);
-        reply.respond(answerFor(request));
+        if (m_holdAnswers)
+            m_heldReplies.append(reply);
+        else
+            reply.respond(answerFor(request));
     });
     m_server->setErrorBodyFactory([this](int status, const QString &message) {
         m_errorStatuses.append(status);
@@ -92,7 +123,18 @@ void HttpServerTest::init()
 
 void HttpServerTest::cleanup()
 {
+    m_heldReplies.clear();
     m_server.reset();
+}
+
+void HttpServerTest::setLimits(int headerMs, int bodyMs, int idleMs, int maxConnections)
+{
+    HttpConnectionLimits limits;
+    limits.headerTimeoutMs = headerMs;
+    limits.bodyTimeoutMs = bodyMs;
+    limits.idleTimeoutMs = idleMs;
+    limits.maxConnections = maxConnections;
+    m_server->setConnectionLimits(limits);
 }
 
 HttpResponse HttpServerTest::answerFor(const HttpRequest &request) const
@@ -238,6 +280,182 @@ void HttpServerTest::strictFraming_stillAcceptsWellFormedRequests()
     QCOMPARE(m_requests.constFirst().body, body);
     QVERIFY(!client.received().contains("Connection: close"));
     QVERIFY(m_errorStatuses.isEmpty());
+}
+
+void HttpServerTest::headerTimeout_halfHeadAnswered408AndClosed()
+{
+    setLimits(ShortTimeoutMs, LongTimeoutMs, LongTimeoutMs);
+    RawClient client(m_server->port());
+    client.send("POST /receivers/demo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le");
+    QTRY_VERIFY_WITH_TIMEOUT(client.isClosed(), WaitMs);
+    QVERIFY2(client.received().startsWith("HTTP/1.1 408 Request Timeout"), client.received().constData());
+    QVERIFY(client.received().contains("\r\nConnection: close\r\n"));
+    QCOMPARE(m_errorStatuses, QList<int>{408});
+    QVERIFY(m_requests.isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(m_server->connectionCount(), 0, WaitMs);
+}
+
+// A head that keeps arriving, one byte at a time, gets no more time than the header timeout: the
+// deadline is set when the head begins, not moved by each byte.
+void HttpServerTest::headerTimeout_headSentByteByByteStillEnds()
+{
+    setLimits(ShortTimeoutMs, LongTimeoutMs, LongTimeoutMs);
+    RawClient client(m_server->port());
+    // 10,000 header bytes at one every 20 ms would take over three minutes to finish.
+    const QByteArray head = request("X-Padding: " + QByteArray(10'000, 'p') + "\r\n");
+    qsizetype sent = 0;
+    QTimer trickle;
+    connect(&trickle, &QTimer::timeout, this, [&] {
+        if (sent < head.size())
+            client.send(head.mid(sent++, 1));
+    });
+    trickle.start(20);
+    QTRY_VERIFY_WITH_TIMEOUT(client.isClosed(), WaitMs);
+    trickle.stop();
+    QVERIFY2(client.received().startsWith("HTTP/1.1 408 "), client.received().constData());
+    QVERIFY(sent < head.size());
+    QVERIFY(m_requests.isEmpty());
+}
+
+void HttpServerTest::headerTimeout_silentConnectionClosedWithoutAnswer()
+{
+    setLimits(ShortTimeoutMs, LongTimeoutMs, LongTimeoutMs);
+    RawClient client(m_server->port());
+    QTRY_VERIFY_WITH_TIMEOUT(client.isClosed(), WaitMs);
+    QVERIFY2(client.received().isEmpty(), client.received().constData());
+    QVERIFY(m_errorStatuses.isEmpty());
+}
+
+void HttpServerTest::bodyTimeout_stalledBodyAnswered408AndClosed()
+{
+    setLimits(LongTimeoutMs, ShortTimeoutMs, LongTimeoutMs);
+    RawClient client(m_server->port());
+    client.send(request("Content-Length: 10\r\n", "hel"));
+    QTRY_VERIFY_WITH_TIMEOUT(client.isClosed(), WaitMs);
+    QVERIFY2(client.received().startsWith("HTTP/1.1 408 "), client.received().constData());
+    QCOMPARE(m_errorStatuses, QList<int>{408});
+    QVERIFY(m_requests.isEmpty());
+
+    // A chunked body that stops between chunks is cut the same way.
+    m_errorStatuses.clear();
+    RawClient chunkedClient(m_server->port());
+    chunkedClient.send(request("Transfer-Encoding: chunked\r\n", "5\r\nhello\r\n"));
+    QTRY_VERIFY_WITH_TIMEOUT(chunkedClient.isClosed(), WaitMs);
+    QVERIFY2(chunkedClient.received().startsWith("HTTP/1.1 408 "), chunkedClient.received().constData());
+    QVERIFY(m_requests.isEmpty());
+}
+
+void HttpServerTest::idleTimeout_keptAliveConnectionClosedWithoutAnswer()
+{
+    setLimits(LongTimeoutMs, LongTimeoutMs, ShortTimeoutMs);
+    RawClient client(m_server->port());
+    client.send(request("Content-Length: 5\r\n", "hello"));
+    QTRY_COMPARE_WITH_TIMEOUT(client.responseCount(), 1, WaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(client.isClosed(), WaitMs);
+    // Closed without a 408: a client about to reuse an idle connection must not read one as the
+    // answer to its next request.
+    QCOMPARE(client.responseCount(), 1);
+    QVERIFY2(client.received().startsWith("HTTP/1.1 200 OK"), client.received().constData());
+    QVERIFY(m_errorStatuses.isEmpty());
+    QCOMPARE(m_requests.size(), 1);
+}
+
+// A test receiver's delay, or a publish waiting for its commit, is the handler's time, not the
+// client's: no deadline runs while an answer is pending.
+void HttpServerTest::pendingAnswer_noTimeoutCutsTheConnection()
+{
+    setLimits(ShortTimeoutMs, ShortTimeoutMs, ShortTimeoutMs);
+    m_holdAnswers = true;
+    RawClient client(m_server->port());
+    client.send(request("Content-Length: 5\r\n", "hello"));
+    QTRY_COMPARE_WITH_TIMEOUT(m_heldReplies.size(), 1, WaitMs);
+    QTest::qWait(5 * ShortTimeoutMs); // several sweeps past every timeout
+    QVERIFY(client.isConnected());
+    QVERIFY(m_heldReplies.constFirst().isOpen());
+    m_heldReplies.constFirst().respond(HttpResponse::text(200, "late"));
+    QTRY_COMPARE_WITH_TIMEOUT(client.responseCount(), 1, WaitMs);
+    QVERIFY2(client.received().startsWith("HTTP/1.1 200 OK"), client.received().constData());
+    QVERIFY(client.received().endsWith("late"));
+}
+
+void HttpServerTest::connectionCap_refusesBeyondWith503_othersKeepWorking()
+{
+    setLimits(LongTimeoutMs, LongTimeoutMs, LongTimeoutMs, 2);
+    std::vector<std::unique_ptr<RawClient>> clients;
+    for (int i = 0; i < 2; ++i) {
+        clients.push_back(std::make_unique<RawClient>(m_server->port()));
+        clients.back()->send(request("Content-Length: 5\r\n", "hello"));
+        QTRY_COMPARE_WITH_TIMEOUT(clients.back()->responseCount(), 1, WaitMs);
+    }
+    QCOMPARE(m_server->connectionCount(), 2);
+
+    RawClient refused(m_server->port());
+    refused.send(request("Content-Length: 5\r\n", "hello"));
+    QTRY_VERIFY_WITH_TIMEOUT(refused.isClosed(), WaitMs);
+    QVERIFY2(refused.received().startsWith("HTTP/1.1 503 Service Unavailable\r\n"), refused.received().constData());
+    QVERIFY(refused.received().contains("\r\nConnection: close\r\n"));
+    const QByteArray errorShape = "{\"error\":{\"code\":\"E503\",\"message\":\"";
+    QVERIFY2(refused.received().contains(errorShape), refused.received().constData());
+    QCOMPARE(m_errorStatuses, QList<int>{503});
+    QCOMPARE(m_requests.size(), 2);
+
+    // The connections within the cap are served as before.
+    for (const auto &client : clients) {
+        client->send(request("Content-Length: 2\r\n", "ok"));
+        QTRY_COMPARE_WITH_TIMEOUT(client->responseCount(), 2, WaitMs);
+        QVERIFY(client->isConnected());
+    }
+    QCOMPARE(m_requests.size(), 4);
+
+    // A connection that closes makes room for a new one.
+    clients.front()->disconnect();
+    QTRY_COMPARE_WITH_TIMEOUT(m_server->connectionCount(), 1, WaitMs);
+    RawClient admitted(m_server->port());
+    admitted.send(request("Content-Length: 5\r\n", "hello"));
+    QTRY_COMPARE_WITH_TIMEOUT(admitted.responseCount(), 1, WaitMs);
+    QVERIFY2(admitted.received().startsWith("HTTP/1.1 200 OK"), admitted.received().constData());
+}
+
+// QTcpServer stops accepting when accept() fails for want of file descriptors, and does not start
+// again by itself. The server resumes it: once descriptors are free, a waiting client is served.
+void HttpServerTest::acceptError_acceptsAgainOnceDescriptorsAreFree()
+{
+#ifndef Q_OS_LINUX
+    QSKIP("lowers RLIMIT_NOFILE to make accept() fail, which is tried on Linux only");
+#else
+    static bool acceptFailed = false;
+    acceptFailed = false;
+    static QtMessageHandler previousHandler = nullptr;
+    previousHandler = qInstallMessageHandler([](QtMsgType type, const QMessageLogContext &context, const QString &text) {
+        if (text.contains("cannot accept a connection"_L1))
+            acceptFailed = true;
+        else
+            previousHandler(type, context, text);
+    });
+    const auto restoreHandler = qScopeGuard([] { qInstallMessageHandler(previousHandler); });
+
+    rlimit original = {};
+    QCOMPARE(::getrlimit(RLIMIT_NOFILE, &original), 0);
+    // RLIMIT_NOFILE bounds descriptor numbers: with the lowest free number as the only one left,
+    // the client's socket takes it and the server's accept() has none.
+    const int lowestFree = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    QVERIFY(lowestFree >= 0);
+    ::close(lowestFree);
+    rlimit lowered = original;
+    lowered.rlim_cur = rlim_t(lowestFree) + 1;
+    QCOMPARE(::setrlimit(RLIMIT_NOFILE, &lowered), 0);
+    auto restoreLimit = qScopeGuard([&original] { ::setrlimit(RLIMIT_NOFILE, &original); });
+
+    RawClient client(m_server->port());
+    client.send(request("Content-Length: 5\r\n", "hello"));
+    QTRY_VERIFY_WITH_TIMEOUT(acceptFailed, WaitMs);
+    QCOMPARE(client.responseCount(), 0);
+
+    restoreLimit.dismiss();
+    QCOMPARE(::setrlimit(RLIMIT_NOFILE, &original), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(client.responseCount(), 1, WaitMs);
+    QVERIFY2(client.received().startsWith("HTTP/1.1 200 OK"), client.received().constData());
+#endif
 }
 
 QTEST_GUILESS_MAIN(HttpServerTest)
