@@ -49,6 +49,9 @@ namespace {
 // of more than MaxHeaderBytes in one body, and trailers of more than MaxHeaderBytes: a client
 // that pads its framing must not make the server read without limit while no body arrives.
 constexpr qsizetype MaxChunkSizeLineBytes = 4096;
+// Bytes a connection reads ahead of the request being handled: a client that pipelines without
+// waiting for answers fills this, then TCP flow control makes it wait.
+constexpr qint64 ReadBufferBytes = 1024 * 1024;
 
 QByteArray responseHead(const HttpResponse &response, bool close)
 {
@@ -68,7 +71,7 @@ QByteArray responseHead(const HttpResponse &response, bool close)
 } // namespace
 
 // One TCP connection: parses requests one after the other and answers them in order (a request
-// that arrives while an earlier one awaits its answer waits in the buffer).
+// that arrives while an earlier one awaits its answer waits, unread, in the socket).
 class HttpConnection final : public QObject
 {
 public:
@@ -78,6 +81,7 @@ public:
         , m_server(server)
     {
         socket->setParent(this);
+        socket->setReadBufferSize(ReadBufferBytes);
         connect(socket, &QTcpSocket::readyRead, this, &HttpConnection::process);
         connect(socket, &QTcpSocket::disconnected, this, &HttpConnection::onDisconnected);
         setDeadline(Wait::Head);
@@ -232,7 +236,9 @@ private:
 
     void process()
     {
-        if (m_closing)
+        // While a request awaits its answer, what follows stays in the socket (bounded by its read
+        // buffer), so a client pipelining without end cannot grow this connection's memory.
+        if (m_closing || m_awaitingAnswer)
             return;
         // Read straight into the buffer (a body has its room reserved once its length is known,
         // below), rather than into a temporary array that is then appended.

@@ -42,6 +42,7 @@ public:
     void disconnect() { m_socket.disconnectFromHost(); }
     bool isClosed() const { return m_socket.state() == QAbstractSocket::UnconnectedState; }
     bool isConnected() const { return m_socket.state() == QAbstractSocket::ConnectedState; }
+    qint64 bytesToWrite() const { return m_socket.bytesToWrite(); }
 
     const QByteArray &received()
     {
@@ -85,6 +86,7 @@ private Q_SLOTS:
     void pendingAnswer_noTimeoutCutsTheConnection();
 
     void connectionCap_refusesBeyondWith503_othersKeepWorking();
+    void pipelining_clientWaitsWhileAnAnswerIsPending();
     void acceptError_acceptsAgainOnceDescriptorsAreFree();
 
 private:
@@ -414,6 +416,31 @@ void HttpServerTest::connectionCap_refusesBeyondWith503_othersKeepWorking()
     admitted.send(request("Content-Length: 5\r\n", "hello"));
     QTRY_COMPARE_WITH_TIMEOUT(admitted.responseCount(), 1, WaitMs);
     QVERIFY2(admitted.received().startsWith("HTTP/1.1 200 OK"), admitted.received().constData());
+}
+
+// While a request awaits its answer the server reads no further: a client that pipelines without
+// end is held back by TCP flow control instead of growing the server's buffers.
+void HttpServerTest::pipelining_clientWaitsWhileAnAnswerIsPending()
+{
+    constexpr qint64 FloodBytes = 64 * 1024 * 1024;
+    m_holdAnswers = true;
+    RawClient client(m_server->port());
+    client.send(request("Content-Length: 5\r\n", "hello"));
+    QTRY_COMPARE_WITH_TIMEOUT(m_heldReplies.size(), 1, WaitMs);
+    client.send(QByteArray(FloodBytes, 'X'));
+    QTest::qWait(500);
+    // Socket buffers on both sides take a few MB (at most the kernel's tcp_rmem and tcp_wmem
+    // maxima, 32 and 4 MB on Debian, and the server socket's 1 MB): the rest waits in the client.
+    QVERIFY2(client.bytesToWrite() > 16 * 1024 * 1024, QByteArray::number(client.bytesToWrite()).constData());
+    QVERIFY(client.isConnected());
+
+    m_heldReplies.constFirst().respond(HttpResponse::text(200, "first"));
+    // The flood is then read as the next request's head: over the head limit, answered 431 and
+    // closed (the client, still writing, may see the reset before it reads the 431).
+    QTRY_VERIFY_WITH_TIMEOUT(client.isClosed(), WaitMs);
+    QVERIFY2(client.received().startsWith("HTTP/1.1 200 OK"), client.received().left(200).constData());
+    QCOMPARE(m_errorStatuses, QList<int>{431});
+    QCOMPARE(m_requests.size(), 1);
 }
 
 // QTcpServer stops accepting when accept() fails for want of file descriptors, and does not start
