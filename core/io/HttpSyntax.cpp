@@ -31,7 +31,9 @@ int hexDigitValue(char c)
 // end from this parser while another one sees it.
 qsizetype skipQuotedString(QByteArrayView text, qsizetype position)
 {
-    const auto isText = [](uchar c) { return c == '\t' || c == ' ' || (c >= 0x21 && c != 0x7F); };
+    const auto isText = [](uchar c) {
+        return c == '\t' || c == ' ' || (c >= 0x21 && c != 0x7F);
+    };
     for (++position; position < text.size(); ++position) {
         const uchar c = uchar(text.at(position));
         if (c == '"')
@@ -67,13 +69,7 @@ bool isTokenCharacter(char c)
 {
     if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
         return true;
-    switch (c) {
-    case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+': case '-':
-    case '.': case '^': case '_': case '`': case '|': case '~':
-        return true;
-    default:
-        return false;
-    }
+    return QByteArrayView("!#$%&'*+-.^_`|~").contains(c);
 }
 
 bool isToken(QByteArrayView text)
@@ -182,10 +178,12 @@ TransferEncoding classifyTransferEncoding(QByteArrayView value)
     for (qsizetype i = 0; i + 1 < codings.size(); ++i) {
         const QByteArrayView coding = codings.at(i);
         const qsizetype parameters = coding.indexOf(';');
-        if (isChunked(coding) || !isToken(trimmedWhitespace(parameters < 0 ? coding : coding.first(parameters))))
+        if (isChunked(coding)
+            || !isToken(trimmedWhitespace(parameters < 0 ? coding : coding.first(parameters))))
             return TransferEncoding::Invalid;
     }
-    return codings.size() == 1 ? TransferEncoding::Chunked : TransferEncoding::ChunkedAfterOtherCoding;
+    return codings.size() == 1 ? TransferEncoding::Chunked
+                               : TransferEncoding::ChunkedAfterOtherCoding;
 }
 
 } // namespace EventDesk::HttpSyntax

@@ -40,7 +40,7 @@ Expected<ChunkSizeLine> parseChunkSizeLine(QByteArrayView line);
 // What a request's Transfer-Encoding list (all its header lines, joined with ",") asks for.
 enum class TransferEncoding {
     Chunked, // "chunked" alone: the body is read chunked
-    ChunkedAfterOtherCoding, // e.g. "gzip, chunked": framed, but a coding EventDesk cannot undo (501)
+    ChunkedAfterOtherCoding, // "gzip, chunked": framed, but a coding EventDesk cannot undo (501)
     Invalid, // chunked missing, not last, or twice: the length cannot be determined (400)
 };
 TransferEncoding classifyTransferEncoding(QByteArrayView value);

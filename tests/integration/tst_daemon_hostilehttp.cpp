@@ -46,7 +46,8 @@ constexpr int HeaderTimeoutSeconds = 5;
 constexpr qint64 PeakResidentBoundKb = 300 * 1024;
 constexpr int SlowConnectionsClosedWithinMs = 90'000;
 
-const QByteArray HalfHead = "POST /topics/orders/api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty";
+const QByteArray HalfHead
+    = "POST /topics/orders/api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty";
 
 #ifdef Q_OS_LINUX
 // A figure of /proc/<pid>/status in kB ("VmRSS", "VmHWM"); -1 if it cannot be read.
@@ -63,7 +64,9 @@ qint64 statusKb(qint64 pid, const char *field)
 
 qsizetype openDescriptors(qint64 pid)
 {
-    return QDir(u"/proc/%1/fd"_s.arg(pid)).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System).size();
+    return QDir(u"/proc/%1/fd"_s.arg(pid))
+        .entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System)
+        .size();
 }
 
 // "Max open files" of /proc/<pid>/limits: the soft and the hard limit.
@@ -72,7 +75,8 @@ std::pair<QString, QString> openFileLimits(qint64 pid)
     QFile limits(u"/proc/%1/limits"_s.arg(pid));
     if (!limits.open(QIODevice::ReadOnly))
         return {};
-    static const QRegularExpression pattern(u"^Max open files\\s+(\\S+)\\s+(\\S+)"_s, QRegularExpression::MultilineOption);
+    static const QRegularExpression pattern(u"^Max open files\\s+(\\S+)\\s+(\\S+)"_s,
+                                            QRegularExpression::MultilineOption);
     const auto match = pattern.match(QString::fromLatin1(limits.readAll()));
     return {match.captured(1), match.captured(2)};
 }
@@ -114,13 +118,17 @@ void DaemonHostileHttpTest::initTestCase()
 #ifndef Q_OS_LINUX
     QSKIP("reads /proc and raises RLIMIT_NOFILE: Linux only");
 #else
-    QVERIFY2(QFileInfo(DaemonProcess::executablePath()).isExecutable(), qPrintable(DaemonProcess::executablePath()));
+    QVERIFY2(QFileInfo(DaemonProcess::executablePath()).isExecutable(),
+             qPrintable(DaemonProcess::executablePath()));
     rlimit limit = {};
     QCOMPARE(::getrlimit(RLIMIT_NOFILE, &limit), 0);
-    m_hardOpenFileLimit = limit.rlim_max == RLIM_INFINITY ? std::numeric_limits<quint64>::max() : limit.rlim_max;
+    m_hardOpenFileLimit
+        = limit.rlim_max == RLIM_INFINITY ? std::numeric_limits<quint64>::max() : limit.rlim_max;
     if (m_hardOpenFileLimit < quint64(SlowConnections) + 1000)
-        QSKIP(qPrintable(u"the hard open-file limit (%1) is below the %2 connections this test opens"_s.arg(
-            m_hardOpenFileLimit).arg(SlowConnections)));
+        QSKIP(qPrintable(
+            u"the hard open-file limit (%1) is below the %2 connections this test opens"_s
+                .arg(m_hardOpenFileLimit)
+                .arg(SlowConnections)));
 #endif
 }
 
@@ -136,7 +144,8 @@ bool DaemonHostileHttpTest::startDaemon(const QStringList &arguments)
 {
     m_workspace = std::make_unique<QTemporaryDir>();
     if (!m_workspace->isValid()
-        || !WorkspaceJson::write(m_workspace->path(), WorkspaceJson::workspace({WorkspaceJson::topic(u"orders"_s, {})})))
+        || !WorkspaceJson::write(m_workspace->path(),
+                                 WorkspaceJson::workspace({WorkspaceJson::topic(u"orders"_s, {})})))
         return false;
     m_daemon = std::make_unique<DaemonProcess>(m_workspace->path());
     m_daemon->setExtraArguments(arguments);
@@ -164,8 +173,10 @@ void DaemonHostileHttpTest::slowConnectionFlood_publishersServed_slowConnections
     QVERIFY(started);
     const qint64 pid = m_daemon->processId();
     const auto [softLimit, hardLimit] = openFileLimits(pid);
-    QVERIFY2(softLimit == hardLimit, qPrintable(u"eventdeskd's open-file limit: soft %1, hard %2 (started with soft %3)"_s
-                                                    .arg(softLimit, hardLimit).arg(quint64(std::min<rlim_t>(1024, original.rlim_max)))));
+    QVERIFY2(softLimit == hardLimit,
+             qPrintable(u"eventdeskd's open-file limit: soft %1, hard %2 (started with soft %3)"_s
+                            .arg(softLimit, hardLimit)
+                            .arg(quint64(std::min<rlim_t>(1024, original.rlim_max)))));
 
     QCOMPARE(m_daemon->publish(u"orders"_s, eventBatch({u"before-flood"_s})).status, 200);
     const qint64 residentBeforeKb = statusKb(pid, "VmRSS");
@@ -186,32 +197,38 @@ void DaemonHostileHttpTest::slowConnectionFlood_publishersServed_slowConnections
     QList<int> publishStatuses;
     int publishes = 0;
     const auto publish = [&] {
-        const HttpResult result = m_daemon->publish(u"orders"_s, eventBatch({u"during-flood-%1"_s.arg(++publishes)}));
+        const HttpResult result
+            = m_daemon->publish(u"orders"_s, eventBatch({u"during-flood-%1"_s.arg(++publishes)}));
         publishStatuses.append(result.status);
         if (result.status != 200)
-            qWarning() << "publish" << publishes << "answered" << result.status << result.networkError << result.body;
+            qWarning() << "publish" << publishes << "answered" << result.status
+                       << result.networkError << result.body;
     };
 
     // Open the slow connections in batches, a publish after each batch.
     qsizetype peakDescriptors = 0;
     for (int batchStart = 0; batchStart < SlowConnections; batchStart += SlowConnectionBatch) {
         std::vector<pollfd> connecting;
-        for (int i = batchStart; i < std::min(SlowConnections, batchStart + SlowConnectionBatch); ++i) {
+        for (int i = batchStart; i < std::min(SlowConnections, batchStart + SlowConnectionBatch);
+             ++i) {
             const int descriptor = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
             QVERIFY2(descriptor >= 0, strerror(errno));
             slow.push_back({descriptor, {}, false});
-            const int connected = ::connect(descriptor, reinterpret_cast<const sockaddr *>(&address), sizeof address);
+            const int connected = ::connect(
+                descriptor, reinterpret_cast<const sockaddr *>(&address), sizeof address);
             QVERIFY2(connected == 0 || errno == EINPROGRESS, strerror(errno));
             connecting.push_back({descriptor, POLLOUT, 0});
         }
         // Wait until every socket of the batch is connected, then send each its half head.
         for (pollfd &entry : connecting) {
-            QVERIFY2(::poll(&entry, 1, 30'000) == 1, "a slow connection did not connect within 30 s");
+            QVERIFY2(::poll(&entry, 1, 30'000) == 1,
+                     "a slow connection did not connect within 30 s");
             int error = 0;
             socklen_t length = sizeof error;
             ::getsockopt(entry.fd, SOL_SOCKET, SO_ERROR, &error, &length);
             QVERIFY2(error == 0, strerror(error));
-            QCOMPARE(::send(entry.fd, HalfHead.constData(), size_t(HalfHead.size()), MSG_NOSIGNAL), ssize_t(HalfHead.size()));
+            QCOMPARE(::send(entry.fd, HalfHead.constData(), size_t(HalfHead.size()), MSG_NOSIGNAL),
+                     ssize_t(HalfHead.size()));
         }
         peakDescriptors = std::max(peakDescriptors, openDescriptors(pid));
         publish();
@@ -255,25 +272,36 @@ void DaemonHostileHttpTest::slowConnectionFlood_publishersServed_slowConnections
     }
     const qint64 residentAfterKb = statusKb(pid, "VmRSS");
     const qint64 residentPeakKb = statusKb(pid, "VmHWM");
-    const auto answered408 = std::count_if(slow.cbegin(), slow.cend(), [](const SlowConnection &connection) {
-        return connection.received.startsWith("HTTP/1.1 408 ");
-    });
+    const auto answered408
+        = std::count_if(slow.cbegin(), slow.cend(), [](const SlowConnection &connection) {
+              return connection.received.startsWith("HTTP/1.1 408 ");
+          });
     const auto accepted = publishStatuses.count(200);
-    qInfo().noquote() << u"eventdeskd under %1 slow connections (header timeout %2 s): resident memory %3 MB before, "
-                         "%4 MB with all connections open, %5 MB after they were closed, peak %6 MB; "
-                         "at most %7 descriptors open; %8 slow connections closed by the daemon within %9 s, %10 of "
-                         "them with a 408; publishers: %11 of %12 answered 200"_s
-                             .arg(SlowConnections).arg(HeaderTimeoutSeconds)
-                             .arg(residentBeforeKb / 1024.0, 0, 'f', 1).arg(residentFloodKb / 1024.0, 0, 'f', 1)
-                             .arg(residentAfterKb / 1024.0, 0, 'f', 1).arg(residentPeakKb / 1024.0, 0, 'f', 1)
-                             .arg(peakDescriptors).arg(closed).arg(waiting.elapsed() / 1000.0, 0, 'f', 1)
-                             .arg(answered408).arg(accepted).arg(publishStatuses.size());
+    qInfo().noquote()
+        << u"eventdeskd under %1 slow connections (header timeout %2 s): resident memory %3 MB "
+           u"before, "
+           "%4 MB with all connections open, %5 MB after they were closed, peak %6 MB; "
+           "at most %7 descriptors open; %8 slow connections closed by the daemon within %9 s, %10 "
+           "of "
+           "them with a 408; publishers: %11 of %12 answered 200"_s.arg(SlowConnections)
+               .arg(HeaderTimeoutSeconds)
+               .arg(residentBeforeKb / 1024.0, 0, 'f', 1)
+               .arg(residentFloodKb / 1024.0, 0, 'f', 1)
+               .arg(residentAfterKb / 1024.0, 0, 'f', 1)
+               .arg(residentPeakKb / 1024.0, 0, 'f', 1)
+               .arg(peakDescriptors)
+               .arg(closed)
+               .arg(waiting.elapsed() / 1000.0, 0, 'f', 1)
+               .arg(answered408)
+               .arg(accepted)
+               .arg(publishStatuses.size());
 
     QCOMPARE(accepted, publishStatuses.size());
     QCOMPARE(closed, SlowConnections);
     QCOMPARE(answered408, qsizetype(SlowConnections));
     QVERIFY2(residentPeakKb < PeakResidentBoundKb,
-             qPrintable(u"peak resident memory %1 kB, bound %2 kB"_s.arg(residentPeakKb).arg(PeakResidentBoundKb)));
+             qPrintable(u"peak resident memory %1 kB, bound %2 kB"_s.arg(residentPeakKb)
+                            .arg(PeakResidentBoundKb)));
     // Still serving, with the flood's descriptors given back.
     QCOMPARE(m_daemon->publish(u"orders"_s, eventBatch({u"after-flood"_s})).status, 200);
     QVERIFY2(openDescriptors(pid) < 200, qPrintable(QString::number(openDescriptors(pid))));
@@ -298,8 +326,10 @@ void DaemonHostileHttpTest::connectionCap_refusedWith503InEventGridShape()
     refused.connectToHost(QHostAddress::LocalHost, m_daemon->port());
     QVERIFY(refused.waitForConnected(30'000));
     const QByteArray body = eventBatch({u"refused"_s});
-    refused.write("POST /topics/orders/api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                  "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+    refused.write("POST /topics/orders/api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                  "application/json\r\n"
+                  "Content-Length: "
+                  + QByteArray::number(body.size()) + "\r\n\r\n" + body);
     QByteArray answer;
     while (refused.waitForReadyRead(30'000)) // until the daemon closes the connection
         answer += refused.readAll();
@@ -310,7 +340,9 @@ void DaemonHostileHttpTest::connectionCap_refusedWith503InEventGridShape()
     result.body = answer.mid(answer.indexOf("\r\n\r\n") + 4);
     QCOMPARE(result.errorCode(), u"ServiceUnavailable"_s);
     QVERIFY2(result.errorMessage().contains("2"_L1), qPrintable(result.errorMessage()));
-    QCOMPARE(storeScalar(m_workspace->path(), u"SELECT COUNT(*) FROM events WHERE event_id = 'refused'"_s), 0);
+    QCOMPARE(storeScalar(m_workspace->path(),
+                         u"SELECT COUNT(*) FROM events WHERE event_id = 'refused'"_s),
+             0);
 
     // Freeing a connection lets a publisher in.
     held[0].abort();
@@ -329,13 +361,16 @@ void DaemonHostileHttpTest::options_invalidValuesRefusedAtStart_data()
     QTest::addColumn<QStringList>("arguments");
     QTest::addColumn<QString>("message");
 
-    QTest::newRow("header timeout not a number") << QStringList{u"--header-timeout"_s, u"soon"_s}
-                                                 << u"--header-timeout: must be a number of seconds"_s;
-    QTest::newRow("body timeout too short") << QStringList{u"--body-timeout"_s, u"0.01"_s}
-                                            << u"--body-timeout: must be a number of seconds from 0.05 to 3600"_s;
-    QTest::newRow("idle timeout too long") << QStringList{u"--idle-timeout"_s, u"7200"_s}
-                                           << u"--idle-timeout: must be a number of seconds from 0.05 to 3600"_s;
-    QTest::newRow("no connections") << QStringList{u"--max-connections"_s, u"0"_s}
+    QTest::newRow("header timeout not a number")
+        << QStringList {u"--header-timeout"_s, u"soon"_s}
+        << u"--header-timeout: must be a number of seconds"_s;
+    QTest::newRow("body timeout too short")
+        << QStringList {u"--body-timeout"_s, u"0.01"_s}
+        << u"--body-timeout: must be a number of seconds from 0.05 to 3600"_s;
+    QTest::newRow("idle timeout too long")
+        << QStringList {u"--idle-timeout"_s, u"7200"_s}
+        << u"--idle-timeout: must be a number of seconds from 0.05 to 3600"_s;
+    QTest::newRow("no connections") << QStringList {u"--max-connections"_s, u"0"_s}
                                     << u"--max-connections: must be an integer from 1 to 1000000"_s;
 }
 

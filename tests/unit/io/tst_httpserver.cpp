@@ -34,7 +34,8 @@ class RawClient final
 public:
     explicit RawClient(quint16 port)
     {
-        QObject::connect(&m_socket, &QTcpSocket::readyRead, &m_socket, [this] { m_received += m_socket.readAll(); });
+        QObject::connect(&m_socket, &QTcpSocket::readyRead, &m_socket,
+                         [this] { m_received += m_socket.readAll(); });
         m_socket.connectToHost(QHostAddress::LocalHost, port);
     }
 
@@ -51,14 +52,18 @@ public:
         return m_received;
     }
     // Final responses received (an interim 100 Continue does not count).
-    qsizetype responseCount() { return received().count("HTTP/1.1 ") - received().count("HTTP/1.1 100 "); }
+    qsizetype responseCount()
+    {
+        return received().count("HTTP/1.1 ") - received().count("HTTP/1.1 100 ");
+    }
 
 private:
     QTcpSocket m_socket;
     QByteArray m_received;
 };
 
-QByteArray request(const QByteArray &headers, const QByteArray &body = {}, const QByteArray &version = "HTTP/1.1")
+QByteArray request(const QByteArray &headers, const QByteArray &body = {},
+                   const QByteArray &version = "HTTP/1.1")
 {
     return "POST /receivers/demo " + version + "\r\nHost: 127.0.0.1\r\n" + headers + "\r\n" + body;
 }
@@ -116,8 +121,9 @@ void HttpServerTest::init()
     });
     m_server->setErrorBodyFactory([this](int status, const QString &message) {
         m_errorStatuses.append(status);
-        return HttpResponse::json(status, R"({"error":{"code":"E)" + QByteArray::number(status)
-                                              + R"(","message":")" + message.toUtf8() + "\"}}");
+        return HttpResponse::json(status,
+                                  R"({"error":{"code":"E)" + QByteArray::number(status)
+                                      + R"(","message":")" + message.toUtf8() + "\"}}");
     });
     auto port = m_server->listen(QHostAddress::LocalHost, 0);
     QVERIFY2(port.hasValue(), qPrintable(port.error()));
@@ -141,7 +147,8 @@ void HttpServerTest::setLimits(int headerMs, int bodyMs, int idleMs, int maxConn
 
 HttpResponse HttpServerTest::answerFor(const HttpRequest &request) const
 {
-    return HttpResponse::text(200, "received " + QByteArray::number(request.body.size()) + " bytes: " + request.body);
+    return HttpResponse::text(
+        200, "received " + QByteArray::number(request.body.size()) + " bytes: " + request.body);
 }
 
 // RFC 9112 §6.3 and §5: every request whose framing another parser could read differently. The
@@ -162,30 +169,44 @@ void HttpServerTest::smuggling_answeredAndClosed_data()
         << request("Content-Length: 5\r\nContent-Length: 40\r\n", "hello" + smuggled) << 400;
     QTest::newRow("two identical Content-Lengths")
         << request("Content-Length: 5\r\nContent-Length: 5\r\n", "hello") << 400;
-    QTest::newRow("Content-Length as a list") << request("Content-Length: 5, 5\r\n", "hello") << 400;
-    QTest::newRow("Content-Length with a plus sign") << request("Content-Length: +5\r\n", "hello") << 400;
+    QTest::newRow("Content-Length as a list")
+        << request("Content-Length: 5, 5\r\n", "hello") << 400;
+    QTest::newRow("Content-Length with a plus sign")
+        << request("Content-Length: +5\r\n", "hello") << 400;
     QTest::newRow("negative Content-Length") << request("Content-Length: -5\r\n", "hello") << 400;
-    QTest::newRow("Content-Length with a space inside") << request("Content-Length: 1 0\r\n", "0123456789") << 400;
-    QTest::newRow("hexadecimal Content-Length") << request("Content-Length: 0x5\r\n", "hello") << 400;
-    QTest::newRow("Content-Length with an exponent") << request("Content-Length: 5e0\r\n", "hello") << 400;
+    QTest::newRow("Content-Length with a space inside")
+        << request("Content-Length: 1 0\r\n", "0123456789") << 400;
+    QTest::newRow("hexadecimal Content-Length")
+        << request("Content-Length: 0x5\r\n", "hello") << 400;
+    QTest::newRow("Content-Length with an exponent")
+        << request("Content-Length: 5e0\r\n", "hello") << 400;
     QTest::newRow("Content-Length overflowing 64 bits")
         << request("Content-Length: 18446744073709551621\r\n", "hello") << 400;
     QTest::newRow("empty Content-Length") << request("Content-Length:\r\n", "hello") << 400;
-    QTest::newRow("Content-Length after a vertical tab") << request("Content-Length: \x0b" "5\r\n", "hello") << 400;
+    QTest::newRow("Content-Length after a vertical tab")
+        << request("Content-Length: \v5\r\n", "hello") << 400;
 
-    QTest::newRow("chunk size not hexadecimal") << request(chunked, "zz\r\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk size not hexadecimal")
+        << request(chunked, "zz\r\nhello\r\n0\r\n\r\n") << 400;
     QTest::newRow("chunk size with 0x") << request(chunked, "0x5\r\nhello\r\n0\r\n\r\n") << 400;
     QTest::newRow("chunk size with a sign") << request(chunked, "+5\r\nhello\r\n0\r\n\r\n") << 400;
     QTest::newRow("negative chunk size") << request(chunked, "-5\r\nhello\r\n0\r\n\r\n") << 400;
     QTest::newRow("chunk size overflowing 64 bits")
         << request(chunked, "10000000000000005\r\nhello\r\n0\r\n\r\n") << 400;
-    QTest::newRow("chunk size after a space") << request(chunked, " 5\r\nhello\r\n0\r\n\r\n") << 400;
-    QTest::newRow("chunk size before a space") << request(chunked, "5 \r\nhello\r\n0\r\n\r\n") << 400;
-    QTest::newRow("chunk size ended by a bare LF") << request(chunked, "5\nhello\r\n0\r\n\r\n") << 400;
-    QTest::newRow("chunk data not followed by CRLF") << request(chunked, "5\r\nhelloXX\r\n0\r\n\r\n") << 400;
-    QTest::newRow("chunk data followed by a bare LF") << request(chunked, "5\r\nhello\n0\r\n\r\n") << 400;
-    QTest::newRow("chunk extension without a name") << request(chunked, "5;=x\r\nhello\r\n0\r\n\r\n") << 400;
-    QTest::newRow("chunk extension with an empty value") << request(chunked, "5;a=\r\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk size after a space")
+        << request(chunked, " 5\r\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk size before a space")
+        << request(chunked, "5 \r\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk size ended by a bare LF")
+        << request(chunked, "5\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk data not followed by CRLF")
+        << request(chunked, "5\r\nhelloXX\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk data followed by a bare LF")
+        << request(chunked, "5\r\nhello\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk extension without a name")
+        << request(chunked, "5;=x\r\nhello\r\n0\r\n\r\n") << 400;
+    QTest::newRow("chunk extension with an empty value")
+        << request(chunked, "5;a=\r\nhello\r\n0\r\n\r\n") << 400;
     QTest::newRow("chunk extension with a bare CR in a quoted value")
         << request(chunked, "5;a=\"x\ry\"\r\nhello\r\n0\r\n\r\n") << 400;
     QTest::newRow("chunk extension with an unterminated quoted value")
@@ -195,37 +216,47 @@ void HttpServerTest::smuggling_answeredAndClosed_data()
     QByteArray paddedChunks;
     for (int i = 0; i < 20; ++i)
         paddedChunks += "1;pad=" + QByteArray(4000, 'x') + "\r\nx\r\n";
-    QTest::newRow("chunk extensions over 64 KiB in one body") << request(chunked, paddedChunks + "0\r\n\r\n") << 400;
+    QTest::newRow("chunk extensions over 64 KiB in one body")
+        << request(chunked, paddedChunks + "0\r\n\r\n") << 400;
 
     QTest::newRow("obsolete line folding")
         << request("X-Folded: a\r\n b\r\nContent-Length: 5\r\n", "hello") << 400;
     QTest::newRow("line folding with a tab")
         << request("X-Folded: a\r\n\tContent-Length: 40\r\nContent-Length: 5\r\n", "hello") << 400;
-    QTest::newRow("Transfer-Encoding gzip") << request("Transfer-Encoding: gzip\r\n", "hello") << 400;
-    QTest::newRow("Transfer-Encoding identity") << request("Transfer-Encoding: identity\r\n", "hello") << 400;
+    QTest::newRow("Transfer-Encoding gzip")
+        << request("Transfer-Encoding: gzip\r\n", "hello") << 400;
+    QTest::newRow("Transfer-Encoding identity")
+        << request("Transfer-Encoding: identity\r\n", "hello") << 400;
     QTest::newRow("chunked not the last coding")
         << request("Transfer-Encoding: chunked, gzip\r\n", "0\r\n\r\n") << 400;
-    QTest::newRow("chunked twice") << request("Transfer-Encoding: chunked, chunked\r\n", "0\r\n\r\n") << 400;
+    QTest::newRow("chunked twice")
+        << request("Transfer-Encoding: chunked, chunked\r\n", "0\r\n\r\n") << 400;
     QTest::newRow("chunked on two lines") << request(chunked + chunked, "0\r\n\r\n") << 400;
     QTest::newRow("chunked with a parameter")
         << request("Transfer-Encoding: chunked;x=1\r\n", "0\r\n\r\n") << 400;
-    QTest::newRow("empty Transfer-Encoding") << request("Transfer-Encoding:\r\nContent-Length: 5\r\n", "hello") << 400;
-    QTest::newRow("empty Transfer-Encoding alone") << request("Transfer-Encoding: \r\n", "hello") << 400;
+    QTest::newRow("empty Transfer-Encoding")
+        << request("Transfer-Encoding:\r\nContent-Length: 5\r\n", "hello") << 400;
+    QTest::newRow("empty Transfer-Encoding alone")
+        << request("Transfer-Encoding: \r\n", "hello") << 400;
     QTest::newRow("Transfer-Encoding after a vertical tab")
-        << request("Transfer-Encoding: \x0b" "chunked\r\n", "0\r\n\r\n") << 400;
-    QTest::newRow("chunked in an HTTP/1.0 request") << request(chunked, "0\r\n\r\n", "HTTP/1.0") << 400;
+        << request("Transfer-Encoding: \vchunked\r\n", "0\r\n\r\n") << 400;
+    QTest::newRow("chunked in an HTTP/1.0 request")
+        << request(chunked, "0\r\n\r\n", "HTTP/1.0") << 400;
     QTest::newRow("a coding before chunked (not implemented)")
         << request("Transfer-Encoding: gzip, chunked\r\n", "0\r\n\r\n") << 501;
 
     QTest::newRow("space before the colon") << request("Content-Length : 5\r\n", "hello") << 400;
     QTest::newRow("tab before the colon") << request("Content-Length\t: 5\r\n", "hello") << 400;
-    QTest::newRow("space inside the field name") << request("Content Length: 5\r\n", "hello") << 400;
+    QTest::newRow("space inside the field name")
+        << request("Content Length: 5\r\n", "hello") << 400;
     QTest::newRow("Transfer-Encoding with a space before the colon")
         << request("Transfer-Encoding : chunked\r\nContent-Length: 5\r\n", "hello") << 400;
     QTest::newRow("header line ended by a bare LF")
         << request("X-Note: 1\nContent-Length: 5\r\n", "hello") << 400;
-    QTest::newRow("bare CR in a header value") << request("X-Note: 1\rContent-Length: 5\r\n", "hello") << 400;
-    QTest::newRow("NUL in a header value") << request(QByteArray("X-Note: a\0b\r\n", 13), "") << 400;
+    QTest::newRow("bare CR in a header value")
+        << request("X-Note: 1\rContent-Length: 5\r\n", "hello") << 400;
+    QTest::newRow("NUL in a header value")
+        << request(QByteArray("X-Note: a\0b\r\n", 13), "") << 400;
 }
 
 void HttpServerTest::smuggling_answeredAndClosed()
@@ -241,7 +272,7 @@ void HttpServerTest::smuggling_answeredAndClosed()
     QVERIFY2(received.startsWith(statusLine), received.constData());
     QVERIFY2(received.contains("\r\nConnection: close\r\n"), received.constData());
     QCOMPARE(client.responseCount(), 1);
-    QCOMPARE(m_errorStatuses, QList<int>{status});
+    QCOMPARE(m_errorStatuses, QList<int> {status});
     QVERIFY2(m_requests.isEmpty(), m_requests.value(0).target.constData());
 }
 
@@ -253,20 +284,22 @@ void HttpServerTest::strictFraming_stillAcceptsWellFormedRequests_data()
 
     const QByteArray chunked = "Transfer-Encoding: chunked\r\n";
     QTest::newRow("Content-Length") << request("Content-Length: 5\r\n", "hello") << "hello"_ba;
-    QTest::newRow("Content-Length with leading zeros") << request("Content-Length: 005\r\n", "hello") << "hello"_ba;
+    QTest::newRow("Content-Length with leading zeros")
+        << request("Content-Length: 005\r\n", "hello") << "hello"_ba;
     QTest::newRow("Content-Length within spaces and tabs")
         << request("Content-Length:\t 5 \t\r\n", "hello") << "hello"_ba;
     QTest::newRow("no body") << request({}) << QByteArray();
     QTest::newRow("chunked") << request(chunked, "5\r\nhello\r\n0\r\n\r\n") << "hello"_ba;
-    QTest::newRow("chunked, capitalised") << request("Transfer-Encoding: Chunked\r\n", "5\r\nhello\r\n0\r\n\r\n")
-                                          << "hello"_ba;
+    QTest::newRow("chunked, capitalised")
+        << request("Transfer-Encoding: Chunked\r\n", "5\r\nhello\r\n0\r\n\r\n") << "hello"_ba;
     QTest::newRow("chunked after empty list elements")
         << request("Transfer-Encoding: , chunked ,\r\n", "5\r\nhello\r\n0\r\n\r\n") << "hello"_ba;
     QTest::newRow("chunk sizes in upper case and with leading zeros")
-        << request(chunked, "A\r\n0123456789\r\n0005\r\nhello\r\n0\r\n\r\n") << "0123456789hello"_ba;
-    QTest::newRow("chunk extensions and a trailer")
-        << request(chunked, "5 ; name=value;flag ;q=\"a \\\" b\"\r\nhello\r\n0;last\r\nX-Checksum: 1\r\n\r\n")
-        << "hello"_ba;
+        << request(chunked, "A\r\n0123456789\r\n0005\r\nhello\r\n0\r\n\r\n")
+        << "0123456789hello"_ba;
+    QTest::newRow("chunk extensions and a trailer") << request(
+        chunked, "5 ; name=value;flag ;q=\"a \\\" b\"\r\nhello\r\n0;last\r\nX-Checksum: 1\r\n\r\n")
+                                                    << "hello"_ba;
 }
 
 void HttpServerTest::strictFraming_stillAcceptsWellFormedRequests()
@@ -290,9 +323,10 @@ void HttpServerTest::headerTimeout_halfHeadAnswered408AndClosed()
     RawClient client(m_server->port());
     client.send("POST /receivers/demo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le");
     QTRY_VERIFY_WITH_TIMEOUT(client.isClosed(), WaitMs);
-    QVERIFY2(client.received().startsWith("HTTP/1.1 408 Request Timeout"), client.received().constData());
+    QVERIFY2(client.received().startsWith("HTTP/1.1 408 Request Timeout"),
+             client.received().constData());
     QVERIFY(client.received().contains("\r\nConnection: close\r\n"));
-    QCOMPARE(m_errorStatuses, QList<int>{408});
+    QCOMPARE(m_errorStatuses, QList<int> {408});
     QVERIFY(m_requests.isEmpty());
     QTRY_COMPARE_WITH_TIMEOUT(m_server->connectionCount(), 0, WaitMs);
 }
@@ -335,7 +369,7 @@ void HttpServerTest::bodyTimeout_stalledBodyAnswered408AndClosed()
     client.send(request("Content-Length: 10\r\n", "hel"));
     QTRY_VERIFY_WITH_TIMEOUT(client.isClosed(), WaitMs);
     QVERIFY2(client.received().startsWith("HTTP/1.1 408 "), client.received().constData());
-    QCOMPARE(m_errorStatuses, QList<int>{408});
+    QCOMPARE(m_errorStatuses, QList<int> {408});
     QVERIFY(m_requests.isEmpty());
 
     // A chunked body that stops between chunks is cut the same way.
@@ -343,7 +377,8 @@ void HttpServerTest::bodyTimeout_stalledBodyAnswered408AndClosed()
     RawClient chunkedClient(m_server->port());
     chunkedClient.send(request("Transfer-Encoding: chunked\r\n", "5\r\nhello\r\n"));
     QTRY_VERIFY_WITH_TIMEOUT(chunkedClient.isClosed(), WaitMs);
-    QVERIFY2(chunkedClient.received().startsWith("HTTP/1.1 408 "), chunkedClient.received().constData());
+    QVERIFY2(chunkedClient.received().startsWith("HTTP/1.1 408 "),
+             chunkedClient.received().constData());
     QVERIFY(m_requests.isEmpty());
 }
 
@@ -394,11 +429,12 @@ void HttpServerTest::connectionCap_refusesBeyondWith503_othersKeepWorking()
     RawClient refused(m_server->port());
     refused.send(request("Content-Length: 5\r\n", "hello"));
     QTRY_VERIFY_WITH_TIMEOUT(refused.isClosed(), WaitMs);
-    QVERIFY2(refused.received().startsWith("HTTP/1.1 503 Service Unavailable\r\n"), refused.received().constData());
+    QVERIFY2(refused.received().startsWith("HTTP/1.1 503 Service Unavailable\r\n"),
+             refused.received().constData());
     QVERIFY(refused.received().contains("\r\nConnection: close\r\n"));
     const QByteArray errorShape = "{\"error\":{\"code\":\"E503\",\"message\":\"";
     QVERIFY2(refused.received().contains(errorShape), refused.received().constData());
-    QCOMPARE(m_errorStatuses, QList<int>{503});
+    QCOMPARE(m_errorStatuses, QList<int> {503});
     QCOMPARE(m_requests.size(), 2);
 
     // The connections within the cap are served as before.
@@ -431,15 +467,17 @@ void HttpServerTest::pipelining_clientWaitsWhileAnAnswerIsPending()
     QTest::qWait(500);
     // Socket buffers on both sides take a few MB (at most the kernel's tcp_rmem and tcp_wmem
     // maxima, 32 and 4 MB on Debian, and the server socket's 1 MB): the rest waits in the client.
-    QVERIFY2(client.bytesToWrite() > 16 * 1024 * 1024, QByteArray::number(client.bytesToWrite()).constData());
+    QVERIFY2(client.bytesToWrite() > 16 * 1024 * 1024,
+             QByteArray::number(client.bytesToWrite()).constData());
     QVERIFY(client.isConnected());
 
     m_heldReplies.constFirst().respond(HttpResponse::text(200, "first"));
     // The flood is then read as the next request's head: over the head limit, answered 431 and
     // closed (the client, still writing, may see the reset before it reads the 431).
     QTRY_VERIFY_WITH_TIMEOUT(client.isClosed(), WaitMs);
-    QVERIFY2(client.received().startsWith("HTTP/1.1 200 OK"), client.received().left(200).constData());
-    QCOMPARE(m_errorStatuses, QList<int>{431});
+    QVERIFY2(client.received().startsWith("HTTP/1.1 200 OK"),
+             client.received().left(200).constData());
+    QCOMPARE(m_errorStatuses, QList<int> {431});
     QCOMPARE(m_requests.size(), 1);
 }
 
@@ -453,12 +491,13 @@ void HttpServerTest::acceptError_acceptsAgainOnceDescriptorsAreFree()
     static bool acceptFailed = false;
     acceptFailed = false;
     static QtMessageHandler previousHandler = nullptr;
-    previousHandler = qInstallMessageHandler([](QtMsgType type, const QMessageLogContext &context, const QString &text) {
-        if (text.contains("cannot accept a connection"_L1))
-            acceptFailed = true;
-        else
-            previousHandler(type, context, text);
-    });
+    previousHandler = qInstallMessageHandler(
+        [](QtMsgType type, const QMessageLogContext &context, const QString &text) {
+            if (text.contains("cannot accept a connection"_L1))
+                acceptFailed = true;
+            else
+                previousHandler(type, context, text);
+        });
     const auto restoreHandler = qScopeGuard([] { qInstallMessageHandler(previousHandler); });
 
     rlimit original = {};
