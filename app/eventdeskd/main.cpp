@@ -23,13 +23,17 @@
 #include <QStandardPaths>
 #include <QUrl>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #ifdef Q_OS_UNIX
 #include <QSocketNotifier>
 #include <csignal>
+#include <climits>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #endif
@@ -93,6 +97,43 @@ void installSignalHandlers(QCoreApplication &)
 #else
 void installSignalHandlers(QCoreApplication &) {}
 #endif
+
+// Every connection of the endpoint holds a file descriptor, and the usual soft limit (1024 on
+// Linux, 256 on macOS) is far below what the connection cap allows; the hard limit is what the
+// administrator granted. Raises the soft limit to the hard one and returns it (0: no limit known).
+quint64 raiseOpenFileLimit()
+{
+#ifdef Q_OS_UNIX
+    rlimit limit = {};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0)
+        return 0;
+    rlim_t wanted = limit.rlim_max;
+#ifdef Q_OS_MACOS
+    wanted = std::min<rlim_t>(wanted, OPEN_MAX); // macOS refuses more than OPEN_MAX
+#endif
+    if (limit.rlim_cur < wanted) {
+        const rlim_t before = limit.rlim_cur;
+        limit.rlim_cur = wanted;
+        if (::setrlimit(RLIMIT_NOFILE, &limit) == 0)
+            qCInfo(lcDaemon) << "raised the open-file limit from" << quint64(before) << "to" << quint64(wanted);
+        else
+            ::getrlimit(RLIMIT_NOFILE, &limit);
+    }
+    return limit.rlim_cur == RLIM_INFINITY ? 0 : quint64(limit.rlim_cur);
+#else
+    return 0;
+#endif
+}
+
+// "--header-timeout 2.5": seconds, as a decimal number, to milliseconds.
+Expected<int> parseTimeout(const QString &option, const QString &text)
+{
+    bool ok = false;
+    const double seconds = text.toDouble(&ok);
+    if (!ok || !(seconds >= 0.05 && seconds <= 3600))
+        return Error(u"--%1: must be a number of seconds from 0.05 to 3600 (got '%2')"_s.arg(option, text));
+    return int(std::lround(seconds * 1000));
+}
 
 struct ListenAddress
 {
@@ -213,8 +254,31 @@ int main(int argc, char *argv[])
         u"secrets-file"_s, u"The file of --secret-store file (default: %1)."_s.arg(
                                FileSecretStore::defaultFilePath()),
         u"FILE"_s);
+    const HttpConnectionLimits defaultLimits;
+    const QCommandLineOption headerTimeoutOption(
+        u"header-timeout"_s,
+        u"Seconds a client has to send a request's head (request line and headers), from connecting "
+        "or from the first byte of its next request; then 408 and closed. 0.05 to 3600, default %1."_s
+            .arg(defaultLimits.headerTimeoutMs / 1000.0),
+        u"SECONDS"_s, QString::number(defaultLimits.headerTimeoutMs / 1000.0));
+    const QCommandLineOption bodyTimeoutOption(
+        u"body-timeout"_s,
+        u"Longest pause, in seconds, while a request body arrives; then 408 and closed. 0.05 to 3600, "
+        "default %1."_s.arg(defaultLimits.bodyTimeoutMs / 1000.0),
+        u"SECONDS"_s, QString::number(defaultLimits.bodyTimeoutMs / 1000.0));
+    const QCommandLineOption idleTimeoutOption(
+        u"idle-timeout"_s,
+        u"Seconds a kept-alive connection may wait for its next request before it is closed. 0.05 to "
+        "3600, default %1."_s.arg(defaultLimits.idleTimeoutMs / 1000.0),
+        u"SECONDS"_s, QString::number(defaultLimits.idleTimeoutMs / 1000.0));
+    const QCommandLineOption maxConnectionsOption(
+        u"max-connections"_s,
+        u"Connections served at once; one more is answered 503 and closed. 1 to 1000000, default %1 "
+        "(less if the open-file limit is lower)."_s.arg(defaultLimits.maxConnections),
+        u"N"_s);
     parser.addOptions({workspaceOption, listenOption, timeScaleOption, noJitterOption, seedOption,
-                       secretStoreOption, secretsFileOption});
+                       secretStoreOption, secretsFileOption, headerTimeoutOption, bodyTimeoutOption,
+                       idleTimeoutOption, maxConnectionsOption});
     parser.process(app);
 
     if (!parser.positionalArguments().isEmpty()) {
@@ -245,6 +309,37 @@ int main(int argc, char *argv[])
             printError(u"--jitter-seed: must be a positive integer (got '%1')"_s.arg(parser.value(seedOption)));
             return 2;
         }
+    }
+
+    HttpConnectionLimits connectionLimits;
+    for (const auto &[option, timeoutMs] : {std::pair{&headerTimeoutOption, &connectionLimits.headerTimeoutMs},
+                                            std::pair{&bodyTimeoutOption, &connectionLimits.bodyTimeoutMs},
+                                            std::pair{&idleTimeoutOption, &connectionLimits.idleTimeoutMs}}) {
+        const auto parsed = parseTimeout(option->names().constFirst(), parser.value(*option));
+        if (!parsed) {
+            printError(parsed.error());
+            return 2;
+        }
+        *timeoutMs = parsed.value();
+    }
+    if (parser.isSet(maxConnectionsOption)) {
+        bool maxOk = false;
+        connectionLimits.maxConnections = parser.value(maxConnectionsOption).toInt(&maxOk);
+        if (!maxOk || connectionLimits.maxConnections < 1 || connectionLimits.maxConnections > 1'000'000) {
+            printError(u"--max-connections: must be an integer from 1 to 1000000 (got '%1')"_s.arg(
+                parser.value(maxConnectionsOption)));
+            return 2;
+        }
+    }
+    // Descriptors beyond the connections: the store, outgoing deliveries, the signal pipe.
+    if (const quint64 openFiles = raiseOpenFileLimit(); openFiles > 0) {
+        const quint64 available = openFiles - std::min<quint64>(256, openFiles / 4);
+        if (!parser.isSet(maxConnectionsOption))
+            connectionLimits.maxConnections = int(std::min<quint64>(quint64(connectionLimits.maxConnections), available));
+        else if (quint64(connectionLimits.maxConnections) > available)
+            qCWarning(lcDaemon) << "--max-connections" << connectionLimits.maxConnections << "is more than the"
+                                << "open-file limit" << openFiles << "leaves for connections; new connections"
+                                << "may fail before the cap is reached";
     }
 
     QString workspaceDir = parser.value(workspaceOption);
@@ -317,6 +412,7 @@ int main(int argc, char *argv[])
     TopicEndpoint endpoint(&engine, [secretCache](const QString &topic) {
         return secretCache->topicAccessKey(topic);
     });
+    endpoint.setConnectionLimits(connectionLimits);
     auto port = endpoint.listen(listen->address, listen->port);
     if (!port) {
         printError(port.error());
@@ -330,6 +426,9 @@ int main(int argc, char *argv[])
     std::printf("EventDesk listening on http://%s:%u\n", qPrintable(urlHost(listen->host)), unsigned(port.value()));
     std::fflush(stdout);
     qCInfo(lcDaemon) << "workspace" << workspaceDir << "time scale" << timeScale;
+    qCInfo(lcDaemon) << "at most" << connectionLimits.maxConnections << "connections; timeouts (ms): header"
+                     << connectionLimits.headerTimeoutMs << "body" << connectionLimits.bodyTimeoutMs << "idle"
+                     << connectionLimits.idleTimeoutMs;
 
     const int exitCode = app.exec();
     engine.shutdown();

@@ -2,12 +2,16 @@
 
 #include "../Expected.h"
 
+#include <QAbstractSocket>
+#include <QBasicTimer>
 #include <QByteArray>
+#include <QElapsedTimer>
 #include <QHostAddress>
 #include <QList>
 #include <QObject>
 #include <QPair>
 #include <QPointer>
+#include <QSet>
 #include <QString>
 #include <QStringList>
 #include <QUrlQuery>
@@ -15,8 +19,11 @@
 #include <functional>
 
 class QTcpServer;
+class QTcpSocket;
 
 namespace EventDesk {
+
+class HttpConnection;
 
 using HttpHeaders = QList<QPair<QByteArray, QByteArray>>;
 
@@ -66,10 +73,33 @@ private:
     quint64 m_exchange = 0;
 };
 
+// How long the server waits for a client, and how many clients it serves at once (README "Hostile
+// HTTP"). The times are real time on the server's monotonic clock, never engine time: --time-scale
+// must not shorten them. While a request waits for its handler's answer no timeout runs, so a
+// test receiver's delay or a slow commit never cuts a connection.
+struct HttpConnectionLimits
+{
+    // From a connection's opening, or from the first byte of the next request on a kept-alive
+    // connection, until the request's head (request line and headers) is complete. A head still
+    // incomplete then is answered 408 and the connection closed (one that sent nothing is closed).
+    int headerTimeoutMs = 10'000;
+    // The longest pause while a body arrives (progress, not total time, so a large publish over a
+    // slow link is not cut): 408 and closed.
+    int bodyTimeoutMs = 30'000;
+    // How long a kept-alive connection may wait for its next request after an answer; then it is
+    // closed without a word. Longer than the one-minute idle timeout of .NET's connection pool, so
+    // that a pooled client normally closes first instead of reusing a connection being closed.
+    int idleTimeoutMs = 120'000;
+    // Connections served at once. A connection beyond them is answered 503 at once (the server's
+    // error body, Event Grid's shape on the endpoint) with "Connection: close", and closed.
+    int maxConnections = 10'000;
+};
+
 // A small HTTP/1.1 server on QTcpServer: persistent connections, pipelined requests answered in
 // order, Content-Length and chunked request bodies, Expect: 100-continue. It exists (instead of
 // QHttpServer) because the test receivers must be able to answer late and to drop a connection
-// without answering, on the same address as the topic endpoint.
+// without answering, on the same address as the topic endpoint. It reads framing strictly
+// (HttpSyntax.h) and bounds what one client can hold (HttpConnectionLimits).
 class HttpServer final : public QObject
 {
     Q_OBJECT
@@ -88,7 +118,12 @@ public:
     // the connection is closed.
     void setMaxBodyBytes(qsizetype bytes) { m_maxBodyBytes = bytes; }
     qsizetype maxBodyBytes() const { return m_maxBodyBytes; }
-    // Produces the body of the errors the server answers by itself (400, 413, 431, 501).
+    // Takes effect for the next deadline of every connection; the cap for the next connection.
+    void setConnectionLimits(const HttpConnectionLimits &limits);
+    const HttpConnectionLimits &connectionLimits() const { return m_limits; }
+    // Connections open now (not counting those refused over the cap).
+    int connectionCount() const { return int(m_connections.size()); }
+    // Produces the body of the errors the server answers by itself (400, 408, 413, 431, 501, 503).
     void setErrorBodyFactory(std::function<HttpResponse(int status, const QString &message)> factory)
     {
         m_errorFactory = std::move(factory);
@@ -101,16 +136,34 @@ public:
 
     static QByteArray reasonPhrase(int status);
 
+protected:
+    void timerEvent(QTimerEvent *event) override;
+
 private:
     friend class HttpConnection;
     void onNewConnection();
+    void onAcceptError(QAbstractSocket::SocketError error);
+    void refuse(QTcpSocket *socket);
     void dispatch(const HttpRequest &request, const HttpReply &reply);
     HttpResponse errorResponse(int status, const QString &message) const;
+    qint64 monotonicMs() const { return m_monotonic.elapsed(); }
+    void forgetConnection(HttpConnection *connection);
+    void startSweep();
+    void sweep();
 
     Handler m_handler;
     std::function<HttpResponse(int, const QString &)> m_errorFactory;
     QTcpServer *m_tcpServer = nullptr;
     qsizetype m_maxBodyBytes = DefaultMaxBodyBytes;
+    HttpConnectionLimits m_limits;
+    // The deadlines of all connections are checked by one periodic sweep rather than a timer per
+    // connection; it runs only while there are connections (or accepting is paused).
+    QElapsedTimer m_monotonic;
+    QBasicTimer m_sweepTimer;
+    QSet<HttpConnection *> m_connections;
+    bool m_acceptPaused = false;
+    bool m_acceptErrorLogged = false;
+    bool m_refusing = false;
 };
 
 } // namespace EventDesk

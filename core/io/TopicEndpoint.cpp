@@ -97,6 +97,11 @@ quint16 TopicEndpoint::port() const
     return m_server.port();
 }
 
+void TopicEndpoint::setConnectionLimits(const HttpConnectionLimits &limits)
+{
+    m_server.setConnectionLimits(limits);
+}
+
 quint16 TopicEndpoint::findFreePort(const QHostAddress &address)
 {
     QTcpServer probe;

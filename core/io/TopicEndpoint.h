@@ -54,6 +54,8 @@ public:
     // engine the base of its validation URLs.
     Expected<quint16> listen(const QHostAddress &address, quint16 port);
     quint16 port() const;
+    // Timeouts and the connection cap of the HTTP server (eventdeskd's options; defaults otherwise).
+    void setConnectionLimits(const HttpConnectionLimits &limits);
 
     // The test receivers' scripts and request records (the GUI reads them through EngineHost).
     TestReceiverService &receivers() { return m_receivers; }
