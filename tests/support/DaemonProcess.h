@@ -53,6 +53,7 @@ public:
     bool runExpectingExit(int timeoutMs = 60'000);
 
     bool isRunning() const;
+    qint64 processId() const { return m_process.processId(); }
     quint16 port() const { return m_port; }
     QUrl baseUrl() const;
     QUrl topicUrl(const QString &topic) const; // POST /topics/<topic>/api/events
