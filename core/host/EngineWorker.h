@@ -47,6 +47,8 @@ public:
         double timeScale = 1.0;
         bool jitter = true;
         int snapshotIntervalMs = 250;
+        // EngineHost::monitor(): how often the read-only monitor reads the owner's store.
+        int monitorIntervalMs = 1000;
         // Secret header values, topic keys and storage account keys (README "Secrets"). Load it
         // (SecretCache::load) before start() so that no delivery goes out without its secret
         // headers; reload it after applyWorkspace(). Null: no secrets.
