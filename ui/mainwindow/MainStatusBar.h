@@ -40,6 +40,8 @@ public:
 
     // "Starting…", "Loading secrets…", "Engine running", ...
     void setEngineState(const QString &text);
+    // A read-only monitor: the totals are those of the owner's engine, and no engine runs here.
+    void setReadOnly(bool readOnly);
     // The listen URL of the topic endpoint (empty: the engine is not listening).
     void setListenUrl(const QString &url);
     // Totals, and the number of subscriptions in probation next to the engine state.
@@ -57,6 +59,7 @@ private:
     QLabel *m_stateLabel = nullptr;
     QLabel *m_totalsLabel = nullptr;
     QLabel *m_secretsLabel = nullptr;
+    bool m_readOnly = false;
 };
 
 } // namespace EventDesk::Ui
