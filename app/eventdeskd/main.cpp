@@ -9,6 +9,7 @@
 #include "io/SecretCache.h"
 #include "io/TopicEndpoint.h"
 #include "io/WorkspaceFolder.h"
+#include "io/WorkspaceLock.h"
 #include "keychain/KeychainSecretStore.h"
 #include "secrets/SecretStore.h"
 #include "store/SqliteDeliveryStore.h"
@@ -47,6 +48,9 @@ using namespace EventDesk;
 namespace {
 
 constexpr quint16 DefaultPort = 5170;
+// Exit status when another engine owns the workspace (README "One owner per workspace"); 2 is any
+// other start-up error.
+constexpr int WorkspaceInUseExitCode = 3;
 
 void printError(const QString &message)
 {
@@ -349,6 +353,14 @@ int main(int argc, char *argv[])
     }
     workspaceDir = QDir(workspaceDir).absolutePath();
 
+    // One owner per workspace: taken before the store hands over the unfinished deliveries, which
+    // a second engine would otherwise deliver as well. Released once everything is committed.
+    WorkspaceLock lock(workspaceDir);
+    if (auto taken = lock.acquire(); !taken) {
+        printError(taken.error());
+        return lock.owner() ? WorkspaceInUseExitCode : 2;
+    }
+
     if (listen->port == 0)
         listen->port = TopicEndpoint::findFreePort(listen->address);
     const QString baseUrl = u"http://%1:%2"_s.arg(urlHost(listen->host)).arg(listen->port);
@@ -433,6 +445,7 @@ int main(int argc, char *argv[])
     const int exitCode = app.exec();
     engine.shutdown();
     store.close();
+    lock.release();
     qCInfo(lcDaemon) << "stopped";
     return exitCode;
 }

@@ -3,6 +3,7 @@
 #include "../engine/Engine.h"
 #include "../io/WorkspaceFolder.h"
 #include "../store/SqliteDeliveryStore.h"
+#include "StoreMonitor.h"
 
 #include <QDir>
 #include <QPointer>
@@ -27,6 +28,8 @@ EngineHost::EngineHost(QObject *parent)
 {
     qRegisterMetaType<EngineSnapshot>();
     qRegisterMetaType<AttemptLogEntry>();
+    qRegisterMetaType<Workspace>();
+    qRegisterMetaType<WorkspaceOwner>();
     m_thread.setObjectName(u"EventDesk engine"_s);
 }
 
@@ -43,6 +46,7 @@ QString EngineHost::storePath() const
 void EngineHost::start(const Config &config)
 {
     stop();
+    m_owner.reset();
     m_config = config;
     m_thread.start();
     m_worker = new EngineWorker;
@@ -66,6 +70,7 @@ void EngineHost::start(const Config &config)
                         return;
                     self->m_running = result->error.isEmpty();
                     self->m_listenUrl = result->listenUrl;
+                    self->m_owner = result->owner;
                     if (self->m_running)
                         self->m_workspace = result->workspace;
                     Q_EMIT self->started(self->m_running, result->error, result->listenUrl);
@@ -75,22 +80,78 @@ void EngineHost::start(const Config &config)
         Qt::QueuedConnection);
 }
 
+void EngineHost::monitor(const Config &config)
+{
+    stop();
+    m_config = config;
+    m_thread.start();
+    m_monitor = new StoreMonitor;
+    m_monitor->moveToThread(&m_thread);
+    // Queued: emitted on the engine thread, received here.
+    connect(m_monitor, &StoreMonitor::snapshotReady, this, &EngineHost::snapshotReady);
+    connect(m_monitor, &StoreMonitor::attemptsLogged, this, &EngineHost::attemptsLogged);
+    connect(m_monitor, &StoreMonitor::readError, this, &EngineHost::storeError);
+    connect(m_monitor, &StoreMonitor::workspaceChanged, this, [this](const Workspace &workspace) {
+        m_workspace = workspace;
+        Q_EMIT workspaceChanged();
+    });
+    connect(m_monitor, &StoreMonitor::ownerLeft, this, [this] {
+        m_owner.reset();
+        Q_EMIT ownerChanged();
+    });
+    connect(m_monitor, &StoreMonitor::ownerFound, this, [this](const WorkspaceOwner &owner) {
+        m_owner = owner;
+        Q_EMIT ownerChanged();
+    });
+    struct Result
+    {
+        Expected<Workspace> workspace = Error(QString());
+        std::optional<WorkspaceOwner> owner;
+    };
+    QPointer<EngineHost> self(this);
+    StoreMonitor *monitor = m_monitor;
+    QMetaObject::invokeMethod(
+        monitor,
+        [monitor, config, self] {
+            auto result = std::make_shared<Result>();
+            result->workspace = monitor->start(config.workspaceDirectory, config.monitorIntervalMs);
+            result->owner = monitor->owner();
+            QMetaObject::invokeMethod(
+                self,
+                [self, result] {
+                    if (!self)
+                        return;
+                    self->m_monitoring = result->workspace.hasValue();
+                    self->m_owner = result->owner;
+                    if (self->m_monitoring)
+                        self->m_workspace = result->workspace.value();
+                    Q_EMIT self->monitorStarted(self->m_monitoring, result->workspace.error());
+                },
+                Qt::QueuedConnection);
+        },
+        Qt::QueuedConnection);
+}
+
 void EngineHost::stop()
 {
-    if (!m_worker)
+    if (!m_worker && !m_monitor)
         return;
-    EngineWorker *worker = m_worker;
-    m_worker = nullptr;
+    EngineWorker *worker = std::exchange(m_worker, nullptr);
+    StoreMonitor *monitor = std::exchange(m_monitor, nullptr);
+    QObject *onThread = worker ? static_cast<QObject *>(worker) : monitor;
     QMetaObject::invokeMethod(
-        worker,
-        [worker] {
-            worker->shutdown();
+        onThread,
+        [worker, monitor] {
+            if (worker)
+                worker->shutdown();
             delete worker;
+            delete monitor;
         },
         Qt::BlockingQueuedConnection);
     m_thread.quit();
     m_thread.wait();
     m_running = false;
+    m_monitoring = false;
 }
 
 template<typename Result>

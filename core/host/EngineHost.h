@@ -4,6 +4,7 @@
 #include "../engine/EngineSnapshot.h"
 #include "../engine/EngineTypes.h"
 #include "../io/TestReceiverService.h"
+#include "../io/WorkspaceLock.h"
 #include "../model/Workspace.h"
 #include "../store/DeliveryStore.h"
 #include "EngineWorker.h"
@@ -13,8 +14,11 @@
 #include <QThread>
 
 #include <functional>
+#include <optional>
 
 namespace EventDesk {
+
+class StoreMonitor;
 
 // Runs a workspace's engine, store, topic endpoint and HTTP client (EngineWorker) on a thread of
 // their own, so the GUI never waits on delivery work (ARCHITECTURE.md "Threads"). Calls go in
@@ -35,12 +39,25 @@ public:
     explicit EngineHost(QObject *parent = nullptr);
     ~EngineHost() override;
 
-    // Opens the workspace (creating it with the demo content when missing), the store and the
-    // endpoint. Emits started() when done (ok or not).
+    // Takes the workspace's lock, then opens the workspace (creating it with the demo content
+    // when missing), the store and the endpoint. Emits started() when done (ok or not); when
+    // another engine owns the workspace, owner() names it.
     void start(const Config &config);
-    // Blocks until the engine thread has shut down cleanly (all state committed).
+    // Blocks until the engine thread has shut down cleanly (all state committed, the workspace
+    // released), or the monitor has stopped.
     void stop();
     bool isRunning() const { return m_running; }
+
+    // Opens a workspace that another engine owns as a read-only monitor (README "One owner per
+    // workspace"): no engine runs here. A StoreMonitor on the engine thread reads the owner's
+    // store and workspace.json every config.monitorIntervalMs and reports them through
+    // snapshotReady(), attemptsLogged(), workspaceChanged() and storeError(), as an engine would.
+    // Every call that needs an engine answers that none runs. Emits monitorStarted() when done.
+    void monitor(const Config &config);
+    bool isMonitoring() const { return m_monitoring; }
+    // The engine that owns the workspace: after start() was refused because of it, and while
+    // monitoring (none once it has left: the workspace may be taken over).
+    const std::optional<WorkspaceOwner> &owner() const { return m_owner; }
 
     const Config &config() const { return m_config; }
     QString storePath() const;
@@ -80,6 +97,9 @@ Q_SIGNALS:
     void receiverRequestsRecorded(const QList<EventDesk::ReceivedRequest> &records);
     void workspaceChanged();
     void storeError(const QString &message);
+    void monitorStarted(bool ok, const QString &error);
+    // While monitoring: owner() changed (the owner left, or another engine took the workspace).
+    void ownerChanged();
 
 private:
     // Runs work on the engine thread; it hands its result to reply (on any thread, once), which
@@ -91,10 +111,13 @@ private:
 
     QThread m_thread;
     EngineWorker *m_worker = nullptr;
+    StoreMonitor *m_monitor = nullptr;
     Config m_config;
     Workspace m_workspace;
     QString m_listenUrl;
     bool m_running = false;
+    bool m_monitoring = false;
+    std::optional<WorkspaceOwner> m_owner;
 };
 
 } // namespace EventDesk

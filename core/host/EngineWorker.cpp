@@ -29,8 +29,23 @@ EngineWorker::~EngineWorker()
 
 EngineWorker::StartResult EngineWorker::start(const Settings &settings)
 {
+    StartResult result = open(settings);
+    if (!result.error.isEmpty())
+        shutdown();
+    return result;
+}
+
+EngineWorker::StartResult EngineWorker::open(const Settings &settings)
+{
     StartResult result;
     const QString directory = QDir(settings.workspaceDirectory).absolutePath();
+    // One owner per workspace: before the store hands the engine its unfinished deliveries.
+    m_lock = std::make_unique<WorkspaceLock>(directory);
+    if (auto taken = m_lock->acquire(); !taken) {
+        result.error = taken.error();
+        result.owner = m_lock->owner();
+        return result;
+    }
     const QString &listenHost = settings.listenHost;
     const QString urlHost = listenHost.contains(u':') ? u'[' + listenHost + u']' : listenHost;
     QHostAddress address;
@@ -50,7 +65,6 @@ EngineWorker::StartResult EngineWorker::start(const Settings &settings)
     m_store = std::make_unique<SqliteDeliveryStore>();
     if (auto opened = m_store->open(WorkspaceFolder::storeFile(directory)); !opened) {
         result.error = opened.error();
-        m_store.reset();
         return result;
     }
     if (settings.timeScale == 1.0)
@@ -89,7 +103,6 @@ EngineWorker::StartResult EngineWorker::start(const Settings &settings)
     }
     if (auto started = m_engine->start(workspace.value()); !started) {
         result.error = started.error();
-        shutdown();
         return result;
     }
     m_endpoint = std::make_unique<TopicEndpoint>(m_engine.get(), [secrets](const QString &topic) {
@@ -98,7 +111,6 @@ EngineWorker::StartResult EngineWorker::start(const Settings &settings)
     auto port = m_endpoint->listen(address, listenPort);
     if (!port) {
         result.error = port.error();
-        shutdown();
         return result;
     }
     m_directory = directory;
@@ -159,6 +171,7 @@ void EngineWorker::shutdown()
     if (m_store)
         m_store->close();
     m_store.reset();
+    m_lock.reset();
 }
 
 void EngineWorker::readDeadLetterBlob(const DeadLetterDestination &destination,

@@ -3,6 +3,7 @@
 #include "../Expected.h"
 #include "../engine/EngineSnapshot.h"
 #include "../io/TestReceiverService.h"
+#include "../io/WorkspaceLock.h"
 #include "../model/Workspace.h"
 #include "../store/DeliveryStore.h"
 
@@ -12,6 +13,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 class QNetworkAccessManager;
 class QTimer;
@@ -45,6 +47,8 @@ public:
         double timeScale = 1.0;
         bool jitter = true;
         int snapshotIntervalMs = 250;
+        // EngineHost::monitor(): how often the read-only monitor reads the owner's store.
+        int monitorIntervalMs = 1000;
         // Secret header values, topic keys and storage account keys (README "Secrets"). Load it
         // (SecretCache::load) before start() so that no delivery goes out without its secret
         // headers; reload it after applyWorkspace(). Null: no secrets.
@@ -55,12 +59,17 @@ public:
         QString error;
         QString listenUrl;
         Workspace workspace;
+        // The workspace is owned by another engine (error says so): that engine.
+        std::optional<WorkspaceOwner> owner;
     };
 
     EngineWorker();
     ~EngineWorker() override;
 
+    // Takes the workspace's lock first (WorkspaceLock), then opens the store and starts the engine.
+    // On any error, nothing stays open and the lock is given back.
     StartResult start(const Settings &settings);
+    // Stops the engine, commits and closes the store, then releases the workspace.
     void shutdown();
 
     // The workspace folder, once started.
@@ -81,9 +90,11 @@ Q_SIGNALS:
     void storeError(const QString &message);
 
 private:
+    StartResult open(const Settings &settings);
     void emitSnapshot();
     void recordReceived(const ReceivedRequest &record);
 
+    std::unique_ptr<WorkspaceLock> m_lock; // held from start() to the end of shutdown()
     std::unique_ptr<SqliteDeliveryStore> m_store;
     std::unique_ptr<Clock> m_clock;
     std::unique_ptr<QNetworkAccessManager> m_network;

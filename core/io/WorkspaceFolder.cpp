@@ -29,6 +29,11 @@ QString WorkspaceFolder::deadLetterRoot(const QString &directory)
     return QDir(directory).filePath(u"deadletters"_s);
 }
 
+QString WorkspaceFolder::lockFile(const QString &directory)
+{
+    return QDir(directory).filePath(u"eventdesk.lock"_s);
+}
+
 QByteArray WorkspaceFolder::defaultWorkspaceJson(const QString &listenBaseUrl)
 {
     const QJsonObject subscription{
@@ -71,15 +76,21 @@ Expected<Workspace> WorkspaceFolder::openOrCreate(const QString &directory,
             || !file.commit())
             return Error(u"cannot write %1: %2"_s.arg(path, file.errorString()));
     }
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return Error(u"cannot read %1: %2"_s.arg(path, file.errorString()));
-    auto workspace = Workspace::fromJson(file.readAll(), path);
+    auto workspace = read(directory);
     if (!workspace)
         return workspace;
     if (auto prepared = prepareDeadLetterContainers(directory, workspace.value()); !prepared)
         return Error(prepared.error());
     return workspace;
+}
+
+Expected<Workspace> WorkspaceFolder::read(const QString &directory)
+{
+    const QString path = workspaceFile(directory);
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return Error(u"cannot read %1: %2"_s.arg(path, file.errorString()));
+    return Workspace::fromJson(file.readAll(), path);
 }
 
 Expected<void> WorkspaceFolder::save(const QString &directory, const Workspace &workspace)

@@ -102,6 +102,11 @@ QByteArray newestAttemptsSql()
     return "SELECT "_ba + AttemptLogColumns + " FROM attempt_log ORDER BY id DESC LIMIT ?"_ba;
 }
 
+QByteArray attemptsAfterSql()
+{
+    return "SELECT "_ba + AttemptLogColumns + " FROM attempt_log WHERE id > ? ORDER BY id LIMIT ?"_ba;
+}
+
 QByteArray attemptsOfEventSql()
 {
     return "SELECT "_ba + AttemptLogColumns

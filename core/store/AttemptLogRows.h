@@ -59,6 +59,9 @@ inline constexpr char TrimAttemptLogSql[] = "DELETE FROM attempt_log WHERE id <=
 
 // The newest attempts, newest first; the parameter is the LIMIT (-1: all).
 QByteArray newestAttemptsSql();
+// The attempts logged after the one whose id is the first parameter, oldest first; the second
+// parameter is the LIMIT. A read-only monitor follows what the store's owner logs with it.
+QByteArray attemptsAfterSql();
 // The attempts that carried one event id (the parameter), oldest first.
 QByteArray attemptsOfEventSql();
 

@@ -202,11 +202,13 @@ DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
     if (m_host) {
         connect(m_host.data(), &EngineHost::workspaceChanged, this,
                 &DeadLetterBrowser::rebuildSubscriptionChoices);
-        connect(m_host.data(), &EngineHost::started, this, [this](bool ok) {
+        const auto opened = [this](bool ok) {
             rebuildSubscriptionChoices();
             if (ok)
                 reload();
-        });
+        };
+        connect(m_host.data(), &EngineHost::started, this, opened);
+        connect(m_host.data(), &EngineHost::monitorStarted, this, opened);
     }
     rebuildSubscriptionChoices();
     updateActions();
@@ -458,16 +460,24 @@ QList<qint64> DeadLetterBrowser::selectedIds() const
     return ids;
 }
 
+void DeadLetterBrowser::setReadOnly(bool readOnly)
+{
+    m_readOnly = readOnly;
+    updateActions();
+}
+
 void DeadLetterBrowser::updateActions()
 {
     const bool busy = m_operations->isBusy();
     const bool hasSelection = m_table->selectionModel()->hasSelection();
     const bool hasRows = m_model->rowCount() > 0;
-    for (QAction *action : {m_copyAction, m_resubmitSelectedAction, m_deleteSelectedAction,
-                            m_exportSelectedAction})
+    for (QAction *action : {m_copyAction, m_exportSelectedAction})
         action->setEnabled(!busy && hasSelection);
-    for (QAction *action : {m_resubmitAllAction, m_deleteAllAction, m_exportAllAction})
-        action->setEnabled(!busy && hasRows);
+    m_exportAllAction->setEnabled(!busy && hasRows);
+    for (QAction *action : {m_resubmitSelectedAction, m_deleteSelectedAction})
+        action->setEnabled(!m_readOnly && !busy && hasSelection);
+    for (QAction *action : {m_resubmitAllAction, m_deleteAllAction})
+        action->setEnabled(!m_readOnly && !busy && hasRows);
     m_openFolderAction->setEnabled(m_table->currentIndex().isValid());
     m_reloadAction->setEnabled(!busy);
 }
@@ -531,7 +541,7 @@ void DeadLetterBrowser::openBlobFolder()
 
 void DeadLetterBrowser::resubmit(Scope scope)
 {
-    if (m_operations->isBusy())
+    if (m_readOnly || m_operations->isBusy())
         return;
     DeadLetterOperations::Request request;
     request.kind = DeadLetterOperations::Kind::Resubmit;
@@ -573,7 +583,7 @@ void DeadLetterBrowser::resubmit(Scope scope)
 
 void DeadLetterBrowser::remove(Scope scope)
 {
-    if (m_operations->isBusy())
+    if (m_readOnly || m_operations->isBusy())
         return;
     DeadLetterOperations::Request request;
     request.kind = DeadLetterOperations::Kind::Delete;

@@ -49,6 +49,10 @@ public:
 
     // Reads the first page and the counts again (F5).
     void reload();
+    // A read-only monitor's browser (README "One owner per workspace"): resubmitting and deleting
+    // are the owner's engine's business and are not offered; browsing, copying and exporting are.
+    void setReadOnly(bool readOnly);
+    bool isReadOnly() const { return m_readOnly; }
     void setFilterSubscription(const QString &topic, const QString &subscription);
 
     // The actions behind the toolbar. Resubmitting and deleting ask for confirmation with the
@@ -123,6 +127,7 @@ private:
     QAction *m_openFolderAction = nullptr;
     QAction *m_reloadAction = nullptr;
 
+    bool m_readOnly = false;
     quint64 m_countGeneration = 0;
     std::shared_ptr<std::atomic<quint64>> m_latestCountRequest;
     bool m_countsKnown = false;

@@ -154,6 +154,7 @@ void DeliveryLogView::setStorePath(const QString &sqliteFile)
     const quint64 generation = ++m_historyGeneration;
     m_model->clear();
     m_liveWhileLoading.clear();
+    m_newestStoredId = 0;
     m_reader->setStorePath(sqliteFile);
     m_loadingHistory = !sqliteFile.isEmpty();
     m_statusLabel->setVisible(false);
@@ -200,6 +201,8 @@ void DeliveryLogView::historyArrived(quint64 generation, QList<AttemptLogEntry> 
         });
         m_liveWhileLoading.clear();
     }
+    for (const AttemptLogEntry &entry : std::as_const(entries))
+        m_newestStoredId = std::max(m_newestStoredId, entry.id);
     const ScrollAnchor anchor = captureScroll();
     m_model->prependHistory(entries);
     restoreScroll(anchor);
@@ -207,10 +210,20 @@ void DeliveryLogView::historyArrived(quint64 generation, QList<AttemptLogEntry> 
     Q_EMIT historyLoaded(int(entries.size()), error);
 }
 
-void DeliveryLogView::appendAttempts(const QList<AttemptLogEntry> &entries)
+void DeliveryLogView::appendAttempts(const QList<AttemptLogEntry> &liveEntries)
 {
+    QList<AttemptLogEntry> entries = liveEntries;
+    // A monitor reads new rows from the store while the history, read on another connection, may
+    // already hold them.
+    if (!m_loadingHistory && m_newestStoredId > 0) {
+        entries.removeIf([this](const AttemptLogEntry &entry) {
+            return entry.id > 0 && entry.id <= m_newestStoredId;
+        });
+    }
     if (entries.isEmpty())
         return;
+    for (const AttemptLogEntry &entry : std::as_const(entries))
+        m_newestStoredId = std::max(m_newestStoredId, entry.id);
     if (m_loadingHistory) {
         for (const AttemptLogEntry &entry : entries)
             m_liveWhileLoading.insert(attemptIdentity(entry));

@@ -35,7 +35,8 @@ public:
 
     // Loads the newest history of this store without blocking; rows appended meanwhile stay.
     void setStorePath(const QString &sqliteFile);
-    // Live rows (EngineHost::attemptsLogged), oldest first.
+    // Live rows (EngineHost::attemptsLogged), oldest first. Rows read from the store (a read-only
+    // monitor's: they carry their store id) that the history already holds are left out.
     void appendAttempts(const QList<EventDesk::AttemptLogEntry> &entries);
 
     // Narrows the log to one subscription (empty: all), e.g. from the workspace tree.
@@ -74,6 +75,8 @@ private:
     bool m_loadingHistory = false;
     // Live rows that arrived while the history was being read; the store may already hold them.
     QSet<QString> m_liveWhileLoading;
+    // The newest store id of a row in the view (0: none came from the store).
+    qint64 m_newestStoredId = 0;
 };
 
 } // namespace EventDesk::Ui

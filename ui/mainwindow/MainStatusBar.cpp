@@ -56,6 +56,13 @@ void MainStatusBar::setEngineState(const QString &text)
     m_stateLabel->setText(text);
 }
 
+void MainStatusBar::setReadOnly(bool readOnly)
+{
+    m_readOnly = readOnly;
+    if (readOnly)
+        m_stateLabel->setText(tr("Read-only monitor"));
+}
+
 void MainStatusBar::setListenUrl(const QString &url)
 {
     if (url.isEmpty())
@@ -66,6 +73,21 @@ void MainStatusBar::setListenUrl(const QString &url)
 
 void MainStatusBar::showTotals(const SnapshotTotals &totals)
 {
+    if (m_readOnly) {
+        // The store does not say how many events the owner accepted: a monitor counts what the
+        // owner logged since the monitor opened.
+        m_totalsLabel->setText(tr("Since the monitor opened: delivered %1 · failed attempts %2 · "
+                                  "dead-lettered %3 · dropped %4")
+                                   .arg(totals.delivered)
+                                   .arg(totals.failedAttempts)
+                                   .arg(totals.deadLettered)
+                                   .arg(totals.dropped));
+        m_stateLabel->setText(totals.inProbation
+                                  ? tr("Read-only monitor — %n subscription(s) in probation",
+                                       nullptr, totals.inProbation)
+                                  : tr("Read-only monitor"));
+        return;
+    }
     m_totalsLabel->setText(
         tr("Published %1 · Delivered %2 · Failed attempts %3 · Dead-lettered %4 · Dropped %5")
             .arg(totals.published)

@@ -40,6 +40,8 @@ public:
 
     // "Starting…", "Loading secrets…", "Engine running", ...
     void setEngineState(const QString &text);
+    // A read-only monitor: the totals are those of the owner's engine, and no engine runs here.
+    void setReadOnly(bool readOnly);
     // The listen URL of the topic endpoint (empty: the engine is not listening).
     void setListenUrl(const QString &url);
     // Totals, and the number of subscriptions in probation next to the engine state.
@@ -64,6 +66,7 @@ private:
     QLabel *m_totalsLabel = nullptr;
     QLabel *m_secretsLabel = nullptr;
     QLabel *m_healthLabel = nullptr;
+    bool m_readOnly = false;
 };
 
 } // namespace EventDesk::Ui

@@ -2,6 +2,8 @@
 
 #include "MainStatusBar.h"
 #include "MainWindowActions.h"
+#include "MonitorBanner.h"
+#include "MonitorMode.h"
 #include "WorkspaceFolders.h"
 #include "WorkspaceTreeModel.h"
 #include "dashboard/DashboardView.h"
@@ -12,6 +14,7 @@
 #include "secrets/SecretStore.h"
 #include "io/TopicEndpoint.h"
 #include "io/WorkspaceFolder.h"
+#include "io/WorkspaceLock.h"
 #include "log/DeliveryLogView.h"
 #include "log/EventInspector.h"
 #include "receivers/ReceiversView.h"
@@ -35,6 +38,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTreeView>
+#include <QVBoxLayout>
 
 using namespace Qt::StringLiterals;
 
@@ -52,6 +56,11 @@ MainWindow::MainWindow(Options options, QWidget *parent)
     m_actions->addMenusAndToolBar(this, m_tabs);
     m_folders = new WorkspaceFolders(m_actions->recentMenu(), this);
     connect(m_folders, &WorkspaceFolders::openRequested, this, &MainWindow::openWorkspace);
+    m_monitorMode = new MonitorMode(
+        &m_host, {this, m_tabs, m_editor, m_deadLetters, m_receivers, m_statusBar}, m_folders, this);
+    static_cast<QVBoxLayout *>(m_central->layout())->insertWidget(0, m_monitorMode->banner());
+    connect(m_monitorMode, &MonitorMode::takeOverRequested, this,
+            [this] { openWorkspace(m_workspaceDirectory); });
     connectActions();
     restoreWindowState();
 
@@ -64,6 +73,16 @@ MainWindow::MainWindow(Options options, QWidget *parent)
     });
     m_secrets.checkKeychain();
     connect(&m_host, &EngineHost::started, this, &MainWindow::onEngineStarted);
+    connect(&m_host, &EngineHost::monitorStarted, this, &MainWindow::onMonitorStarted);
+    connect(&m_host, &EngineHost::workspaceChanged, this, [this] {
+        // A monitor follows the owner's edits; with an engine of its own, the window made them.
+        if (!m_host.isMonitoring())
+            return;
+        m_workspace = m_host.workspace();
+        m_treeModel->setWorkspace(m_workspace);
+        m_tree->expandAll();
+        updateActions();
+    });
     connect(&m_host, &EngineHost::snapshotReady, this, &MainWindow::onSnapshot);
     connect(&m_host, &EngineHost::attemptsLogged, m_log, &DeliveryLogView::appendAttempts);
     connect(&m_host, &EngineHost::storeError, m_statusBar, &MainStatusBar::showStoreError);
@@ -228,7 +247,8 @@ void MainWindow::createViews()
     m_tabs->addTab(m_editor, QIcon::fromTheme(u"document-properties"_s), tr("Subscription"));
     m_tabs->addTab(m_log, QIcon::fromTheme(u"view-list-details"_s), tr("Delivery Log"));
     m_tabs->addTab(m_deadLetters, QIcon::fromTheme(u"mail-mark-junk"_s), tr("Dead Letters"));
-    m_tabs->addTab(new ReceiversView(&m_host), QIcon::fromTheme(u"network-server"_s), tr("Test Receivers"));
+    m_receivers = new ReceiversView(&m_host);
+    m_tabs->addTab(m_receivers, QIcon::fromTheme(u"network-server"_s), tr("Test Receivers"));
     for (int i = 0; i < m_tabs->count(); ++i) {
         auto *shortcut = new QAction(this);
         shortcut->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
@@ -250,7 +270,13 @@ void MainWindow::createViews()
     m_splitter->setStretchFactor(0, 0);
     m_splitter->setStretchFactor(1, 1);
     m_splitter->setSizes({700, 900});
-    setCentralWidget(m_splitter);
+    // The read-only monitor's banner goes above the splitter (MonitorMode).
+    m_central = new QWidget;
+    auto *centralLayout = new QVBoxLayout(m_central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    centralLayout->addWidget(m_splitter, 1);
+    setCentralWidget(m_central);
 
     m_statusBar = new MainStatusBar(statusBar());
     connect(m_statusBar, &MainStatusBar::secretStorageRequested, this,
@@ -288,15 +314,35 @@ void MainWindow::closeEvent(QCloseEvent *event)
     event->accept();
 }
 
+MonitorBanner *MainWindow::monitorBanner() const
+{
+    return m_monitorMode->banner();
+}
+
+void MainWindow::setWorkspaceInUseHandler(WorkspaceInUseHandler handler)
+{
+    m_monitorMode->setWorkspaceInUseHandler(std::move(handler));
+}
+
 void MainWindow::openWorkspace(const QString &directory)
 {
     if (!confirmLeavingEditor())
         return;
-    m_workspaceDirectory = QDir(directory).absolutePath();
+    const QString absolute = QDir(directory).absolutePath();
+    // One owner per workspace: asked before the open workspace is stopped, so that Cancel leaves
+    // it open. The engine takes the lock itself; if another one came first, onEngineStarted() asks.
+    if (!(m_host.isRunning() && absolute == m_workspaceDirectory)) {
+        if (const auto owner = WorkspaceLock::currentOwner(absolute)) {
+            workspaceInUse(absolute, *owner);
+            return;
+        }
+    }
+    m_workspaceDirectory = absolute;
     m_editingTopic.clear();
     m_editingSubscription.clear();
     m_editor->setEnabled(false);
     m_host.stop();
+    m_monitorMode->setActive(false);
     EngineHost::Config config;
     config.workspaceDirectory = m_workspaceDirectory;
     config.listenHost = m_options.listenHost;
@@ -335,16 +381,79 @@ void MainWindow::onEngineStarted(bool ok, const QString &error, const QString &l
     if (!ok) {
         m_statusBar->setEngineState(tr("Engine stopped"));
         m_statusBar->setListenUrl(QString());
+        if (const auto owner = m_host.owner()) {
+            workspaceInUse(m_workspaceDirectory, *owner);
+            return;
+        }
         QMessageBox::critical(this, tr("Cannot open workspace"),
                               tr("The workspace %1 could not be opened:\n\n%2").arg(m_workspaceDirectory, error));
         return;
     }
+    m_statusBar->setEngineState(tr("Engine running"));
+    m_statusBar->setListenUrl(listenUrl);
+    showOpenedWorkspace();
+}
+
+void MainWindow::workspaceInUse(const QString &directory, const WorkspaceOwner &owner)
+{
+    const WorkspaceInUseChoice choice = m_monitorMode->ask(directory, owner);
+    switch (choice.action) {
+    case WorkspaceInUseChoice::Action::Monitor:
+        monitorWorkspace(directory);
+        return;
+    case WorkspaceInUseChoice::Action::OpenAnother:
+        openWorkspace(choice.otherDirectory);
+        return;
+    case WorkspaceInUseChoice::Action::Cancel:
+        if (!m_host.isRunning() && !m_host.isMonitoring())
+            showNoWorkspace();
+        return;
+    }
+}
+
+void MainWindow::monitorWorkspace(const QString &directory)
+{
+    m_workspaceDirectory = QDir(directory).absolutePath();
+    closeEditor();
+    m_host.stop();
+    m_statusBar->setEngineState(tr("Opening read-only monitor…"));
+    m_statusBar->setListenUrl(QString());
+    EngineHost::Config config;
+    config.workspaceDirectory = m_workspaceDirectory;
+    m_host.monitor(config);
+}
+
+void MainWindow::onMonitorStarted(bool ok, const QString &error)
+{
+    if (!ok) {
+        showNoWorkspace();
+        QMessageBox::critical(this, tr("Cannot open workspace"),
+                              tr("The workspace %1 could not be opened as a monitor:\n\n%2")
+                                  .arg(m_workspaceDirectory, error));
+        return;
+    }
+    m_monitorMode->setActive(true, m_workspaceDirectory);
+    showOpenedWorkspace();
+}
+
+void MainWindow::showNoWorkspace()
+{
+    m_monitorMode->setActive(false);
+    m_workspace = Workspace();
+    m_treeModel->setWorkspace(m_workspace);
+    m_log->setStorePath(QString());
+    m_statusBar->setEngineState(tr("No workspace open"));
+    m_statusBar->setListenUrl(QString());
+    setWindowTitle(tr("EventDesk"));
+    updateActions();
+}
+
+void MainWindow::showOpenedWorkspace()
+{
     m_folders->opened(m_workspaceDirectory);
     m_workspace = m_host.workspace();
     m_treeModel->setWorkspace(m_workspace);
     m_tree->expandAll();
-    m_statusBar->setEngineState(tr("Engine running"));
-    m_statusBar->setListenUrl(listenUrl);
     m_log->setStorePath(m_host.storePath());
     m_deadLetters->reload();
     if (!m_workspace.topics.isEmpty()) {
@@ -452,7 +561,8 @@ void MainWindow::onSelectionChanged()
     m_editingTopic = topic->name;
     m_editingSubscription = topic->eventSubscriptions.at(index).name;
     m_editingIsNew = false;
-    m_editor->setEnabled(true);
+    // A monitor shows the subscription's settings, but they are the owner's to change.
+    m_editor->setEnabled(!m_host.isMonitoring());
     m_editor->setSubscription(*topic, topic->eventSubscriptions.at(index), false);
 }
 
@@ -460,6 +570,7 @@ void MainWindow::updateActions()
 {
     MainWindowActions::State state;
     state.engineRunning = m_host.isRunning();
+    state.readOnly = m_host.isMonitoring();
     state.workspaceHasTopics = !m_workspace.topics.isEmpty();
     state.topicSelected = !selectedTopic().isEmpty();
     state.subscriptionSelected = !selectedSubscription().isEmpty();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "WorkspaceChanges.h"
+#include "WorkspaceInUseDialog.h"
 #include "WorkspaceSecrets.h"
 #include "host/EngineHost.h"
 #include "model/Workspace.h"
@@ -27,6 +28,9 @@ class DeadLetterBrowser;
 class DeliveryLogView;
 class MainStatusBar;
 class MainWindowActions;
+class MonitorBanner;
+class MonitorMode;
+class ReceiversView;
 class SubscriptionEditor;
 class WorkspaceFolders;
 class WorkspaceTreeModel;
@@ -38,7 +42,8 @@ class WorkspaceTreeModel;
 // The window lays out the views and keeps what they share: the open workspace, the selection and
 // the subscription in the editor. Its commands are MainWindowActions, its status bar
 // MainStatusBar, the workspace changes behind the commands WorkspaceChanges, the choice of
-// folders WorkspaceFolders, and the secrets WorkspaceSecrets.
+// folders WorkspaceFolders, the secrets WorkspaceSecrets, and the read-only monitor of a workspace
+// another engine owns MonitorMode.
 class MainWindow final : public QMainWindow
 {
     Q_OBJECT
@@ -55,8 +60,16 @@ public:
     explicit MainWindow(Options options, QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    // Opens (or creates, with the demo content) the workspace folder and starts its engine.
+    // Opens (or creates, with the demo content) the workspace folder and starts its engine. When
+    // another engine owns it, asks what to do instead (setWorkspaceInUseHandler()): open it as a
+    // read-only monitor, open another workspace, or leave the window as it is.
     void openWorkspace(const QString &directory);
+    // Tests answer the question through handler instead of WorkspaceInUseDialog.
+    void setWorkspaceInUseHandler(WorkspaceInUseHandler handler);
+    // The window shows a workspace that another engine owns, read-only.
+    bool isMonitoring() const { return m_host.isMonitoring(); }
+    MonitorBanner *monitorBanner() const;
+    const QString &workspaceDirectory() const { return m_workspaceDirectory; }
     static QString defaultWorkspaceDirectory();
     // PNG sizes, so no image-format plugin is needed for the window icon.
     static QIcon applicationIcon();
@@ -98,6 +111,12 @@ private:
     void saveWindowState();
 
     void onEngineStarted(bool ok, const QString &error, const QString &listenUrl);
+    void onMonitorStarted(bool ok, const QString &error);
+    // The views show the workspace the host has opened (with an engine or as a monitor).
+    void showOpenedWorkspace();
+    void showNoWorkspace();
+    void workspaceInUse(const QString &directory, const WorkspaceOwner &owner);
+    void monitorWorkspace(const QString &directory);
     void onSnapshot(const EngineSnapshot &snapshot);
     void onSelectionChanged();
     void updateActions();
@@ -136,6 +155,8 @@ private:
     MainWindowActions *m_actions = nullptr;
     WorkspaceFolders *m_folders = nullptr;
     MainStatusBar *m_statusBar = nullptr;
+    MonitorMode *m_monitorMode = nullptr;
+    QWidget *m_central = nullptr;
     QSplitter *m_splitter = nullptr;
     QTreeView *m_tree = nullptr;
     WorkspaceTreeModel *m_treeModel = nullptr;
@@ -144,6 +165,7 @@ private:
     SubscriptionEditor *m_editor = nullptr;
     DeliveryLogView *m_log = nullptr;
     DeadLetterBrowser *m_deadLetters = nullptr;
+    ReceiversView *m_receivers = nullptr;
 };
 
 } // namespace EventDesk::Ui

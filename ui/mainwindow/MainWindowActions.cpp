@@ -92,12 +92,13 @@ QAction *MainWindowActions::add(Command command, const QString &icon, const QStr
 void MainWindowActions::update(const State &state)
 {
     const bool running = state.engineRunning;
+    const bool readable = running || state.readOnly;
     action(NewTopic)->setEnabled(running);
     action(NewSubscription)->setEnabled(running && state.topicSelected);
     action(Rename)->setEnabled(running && state.topicSelected);
     action(Delete)->setEnabled(running && state.topicSelected);
     action(ToggleEnabled)->setEnabled(running && state.subscriptionSelected);
-    action(ShowDeadLetters)->setEnabled(running && state.subscriptionSelected);
+    action(ShowDeadLetters)->setEnabled(readable && state.subscriptionSelected);
     action(Revalidate)
         ->setEnabled(running && state.subscriptionSelected && state.subscriptionValidates);
     action(TopicAccessKey)->setEnabled(running && state.topicSelected);
@@ -105,7 +106,7 @@ void MainWindowActions::update(const State &state)
     action(StorageAccountKey)->setEnabled(running && state.deadLettersToAzure);
     action(SendTestEvent)->setEnabled(running && state.workspaceHasTopics);
     action(ImportSubscriptions)->setEnabled(running && state.topicSelected);
-    action(ExportSubscriptions)->setEnabled(running && state.topicSelected);
+    action(ExportSubscriptions)->setEnabled(readable && state.topicSelected);
     const bool enabled = state.subscriptionEnabled;
     action(ToggleEnabled)->setText(enabled ? tr("&Disable") : tr("&Enable"));
     action(ToggleEnabled)

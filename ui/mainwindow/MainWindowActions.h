@@ -22,7 +22,9 @@ public:
     // What the enabled commands depend on.
     struct State
     {
-        bool engineRunning = false;
+        bool engineRunning = false; // commands that change the workspace need the window's engine
+        // A read-only monitor of a workspace another engine owns: only commands that read it.
+        bool readOnly = false;
         bool workspaceHasTopics = false;
         bool topicSelected = false;
         bool subscriptionSelected = false;

@@ -110,8 +110,10 @@ void WorkspaceTreeModel::applySnapshot(const EngineSnapshot &snapshot)
     for (int topicRow = 0; topicRow < m_topics.size(); ++topicRow) {
         TopicRow &topic = m_topics[topicRow];
         for (const TopicSnapshot &counters : snapshot.topics) {
-            if (counters.topic.compare(topic.name, Qt::CaseInsensitive) == 0)
+            if (counters.topic.compare(topic.name, Qt::CaseInsensitive) == 0) {
                 topic.counters = counters;
+                topic.hasCounters = true;
+            }
         }
         for (int row = 0; row < topic.subscriptions.size(); ++row) {
             SubscriptionRow &subscription = topic.subscriptions[row];
@@ -240,6 +242,8 @@ QVariant WorkspaceTreeModel::topicData(const TopicRow &topic, int column, int ro
         case NameColumn:
             return topic.name;
         case StateColumn:
+            if (!topic.hasCounters)
+                return QString();
             return tr("%n event(s) published", nullptr, int(topic.counters.published));
         case BacklogColumn: {
             qint64 backlog = 0;
@@ -256,6 +260,8 @@ QVariant WorkspaceTreeModel::topicData(const TopicRow &topic, int column, int ro
         }
         break;
     case Qt::ToolTipRole:
+        if (!topic.hasCounters)
+            return tr("Topic %1 (%2)").arg(topic.name, schemaLabel(topic.inputSchema));
         return tr("Topic %1 (%2)\nPublished: %3, unmatched: %4, rejected requests: %5")
             .arg(topic.name, schemaLabel(topic.inputSchema))
             .arg(topic.counters.published)

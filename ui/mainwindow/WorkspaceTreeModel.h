@@ -55,6 +55,9 @@ private:
         EventSchema inputSchema = EventSchema::EventGrid;
         QList<SubscriptionRow> subscriptions;
         TopicSnapshot counters;
+        // A snapshot has counted this topic's publishes (a read-only monitor's never does: the
+        // store does not keep that count).
+        bool hasCounters = false;
     };
 
     QVariant topicData(const TopicRow &topic, int column, int role) const;

@@ -1,0 +1,113 @@
+#pragma once
+
+#include "../Expected.h"
+#include "../engine/EngineSnapshot.h"
+#include "../io/WorkspaceLock.h"
+#include "../model/Workspace.h"
+#include "../store/DeliveryStore.h"
+#include "../store/SqliteReadConnection.h"
+
+#include <QDateTime>
+#include <QHash>
+#include <QList>
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <optional>
+
+class QTimer;
+
+namespace EventDesk {
+
+// A read-only monitor of a workspace that another engine owns (README "One owner per
+// workspace"): it reads what the owner writes to the store, over a read-only connection, and
+// reports it the way a running engine does, so the desktop app's views need no other source:
+// snapshots of every subscription and the attempts logged since the last one.
+//
+// What the store holds is current: the backlog, the deliveries in flight, probation and, from
+// provisioning.json, endpoint validation. Counters (delivered, failed by outcome, dead-lettered,
+// dropped, latency) count what the owner logged since the monitor started, as a running engine's
+// count what it did since it started. What the owner keeps only in memory is not there: events
+// published per topic, deliveries matched, events held for validation.
+//
+// It writes nothing: not the store, not workspace.json (re-read when the owner changes it), not
+// the lock. Each poll also asks whether the owner still holds the workspace.
+class StoreMonitor final : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit StoreMonitor(QObject *parent = nullptr);
+    ~StoreMonitor() override;
+
+    // Reads workspace.json and starts polling every intervalMs (the first poll happens at once).
+    // The store may not be readable yet (the owner creates or migrates it): polls retry.
+    Expected<Workspace> start(const QString &directory, int intervalMs);
+    void stop();
+    // Reads what changed since the last poll and reports it. The timer calls it; so may tests.
+    void poll();
+
+    const Workspace &workspace() const { return m_workspace; }
+    // The engine that holds the workspace, as the last poll (or start()) found it; none when it
+    // has left.
+    const std::optional<WorkspaceOwner> &owner() const { return m_owner; }
+
+Q_SIGNALS:
+    void snapshotReady(const EventDesk::EngineSnapshot &snapshot);
+    // What the owner logged since the last poll, oldest first.
+    void attemptsLogged(const QList<EventDesk::AttemptLogEntry> &entries);
+    // The owner changed workspace.json (and the new one is valid).
+    void workspaceChanged(const EventDesk::Workspace &workspace);
+    // Nobody holds the workspace any more: the owner shut down, or crashed on this host. The
+    // monitor goes on reading.
+    void ownerLeft();
+    // Another engine holds the workspace now (after ownerLeft(), or in place of the last owner).
+    void ownerFound(const EventDesk::WorkspaceOwner &owner);
+    // The store cannot be read (the message names it and the reason); the next poll tries again.
+    void readError(const QString &message);
+
+private:
+    struct FileStamp
+    {
+        QDateTime modified;
+        qint64 size = -1;
+        bool operator==(const FileStamp &other) const = default;
+    };
+    struct Watermarks
+    {
+        qint64 attempt = 0;
+        qint64 deadLetter = 0;
+        qint64 dropped = 0;
+    };
+
+    Expected<void> openStore();
+    Expected<void> readAttempts(bool *more);
+    Expected<void> readDeadLettersAndDrops();
+    Expected<void> readGauges();
+    void rereadWorkspace();
+    void rereadProvisioning();
+    void checkOwner();
+    EngineSnapshot buildSnapshot() const;
+    SubscriptionSnapshot &figuresOf(const QString &topic, const QString &subscription);
+
+    static QString key(const QString &topic, const QString &subscription);
+    static FileStamp stampOf(const QString &path);
+
+    QString m_directory;
+    int m_intervalMs = 1000;
+    std::unique_ptr<QTimer> m_timer;
+    SqliteReadConnection m_store;
+    bool m_baselineRead = false;
+    Watermarks m_watermarks;
+    Workspace m_workspace;
+    FileStamp m_workspaceStamp;
+    FileStamp m_provisioningStamp;
+    QHash<QString, ProvisioningRecord> m_provisioning; // by key()
+    // Per subscription (by key()): the counters since the start, and the gauges of the last poll.
+    QHash<QString, SubscriptionSnapshot> m_figures;
+    QString m_lastError;
+    std::optional<WorkspaceOwner> m_owner;
+};
+
+} // namespace EventDesk
