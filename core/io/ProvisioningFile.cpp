@@ -37,25 +37,31 @@ QString ProvisioningFile::defaultPath(const QString &workspaceDirectory)
 
 Expected<QList<ProvisioningRecord>> ProvisioningFile::load()
 {
-    QList<ProvisioningRecord> records;
     QFile file(m_path);
     if (!file.exists())
-        return records;
+        return QList<ProvisioningRecord>();
     if (!file.open(QIODevice::ReadOnly))
         return Error(u"cannot read %1: %2"_s.arg(m_path, file.errorString()));
+    return fromJson(file.readAll(), m_path);
+}
+
+Expected<QList<ProvisioningRecord>> ProvisioningFile::fromJson(const QByteArray &json,
+                                                               const QString &path)
+{
+    QList<ProvisioningRecord> records;
     QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
+    const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject())
         return Error(u"%1: not a provisioning file (%2); delete it to validate every endpoint again"_s.arg(
-            m_path, parseError.error != QJsonParseError::NoError ? parseError.errorString()
-                                                                 : u"no JSON object"_s));
+            path, parseError.error != QJsonParseError::NoError ? parseError.errorString()
+                                                               : u"no JSON object"_s));
     const QJsonArray array = document.object().value(u"subscriptions"_s).toArray();
     for (qsizetype i = 0; i < array.size(); ++i) {
         const QJsonObject object = array.at(i).toObject();
         const auto state = stateFromName(object.value(u"provisioningState"_s).toString());
         if (!state)
             return Error(u"%1: subscriptions[%2].provisioningState: unknown state %3"_s.arg(
-                m_path).arg(i).arg(object.value(u"provisioningState"_s).toString()));
+                path).arg(i).arg(object.value(u"provisioningState"_s).toString()));
         ProvisioningRecord record;
         record.topic = object.value(u"topic"_s).toString();
         record.subscription = object.value(u"subscription"_s).toString();
@@ -72,6 +78,14 @@ Expected<QList<ProvisioningRecord>> ProvisioningFile::load()
 
 Expected<void> ProvisioningFile::save(const QList<ProvisioningRecord> &records)
 {
+    QSaveFile file(m_path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(toJson(records)) < 0 || !file.commit())
+        return Error(u"cannot write %1: %2"_s.arg(m_path, file.errorString()));
+    return {};
+}
+
+QByteArray ProvisioningFile::toJson(const QList<ProvisioningRecord> &records)
+{
     QJsonArray array;
     for (const ProvisioningRecord &record : records) {
         QJsonObject object{{u"topic"_s, record.topic},
@@ -87,12 +101,7 @@ Expected<void> ProvisioningFile::save(const QList<ProvisioningRecord> &records)
             object.insert(u"allowedRate"_s, record.allowedRate);
         array.append(object);
     }
-    QSaveFile file(m_path);
-    if (!file.open(QIODevice::WriteOnly)
-        || file.write(QJsonDocument(QJsonObject{{u"subscriptions"_s, array}}).toJson(QJsonDocument::Indented)) < 0
-        || !file.commit())
-        return Error(u"cannot write %1: %2"_s.arg(m_path, file.errorString()));
-    return {};
+    return QJsonDocument(QJsonObject{{u"subscriptions"_s, array}}).toJson(QJsonDocument::Indented);
 }
 
 } // namespace EventDesk
