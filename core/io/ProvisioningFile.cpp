@@ -7,11 +7,17 @@
 #include <QJsonObject>
 #include <QSaveFile>
 
+#include <algorithm>
+#include <cmath>
+
 using namespace Qt::StringLiterals;
 
 namespace EventDesk {
 
 namespace {
+
+// The largest magnitude up to which every whole number is a double (JSON's numbers).
+constexpr double MaxExactMilliseconds = 9'007'199'254'740'992.0; // 2^53
 
 std::optional<ProvisioningState> stateFromName(const QString &name)
 {
@@ -68,7 +74,21 @@ Expected<QList<ProvisioningRecord>> ProvisioningFile::fromJson(const QByteArray 
         record.fingerprint = object.value(u"validated"_s).toString();
         record.state = *state;
         record.validationCode = object.value(u"validationCode"_s).toString();
-        record.expiresMs = qint64(object.value(u"expiresMs"_s).toDouble());
+        const QJsonValue expires = object.value(u"expiresMs"_s);
+        if (!expires.isUndefined() && !expires.isNull()) {
+            // save() writes a whole number of milliseconds; anything a qint64 cannot hold (1e300)
+            // is no time, and converting it would be undefined behaviour.
+            const double milliseconds = expires.toDouble();
+            if (!expires.isDouble() || !(std::abs(milliseconds) <= MaxExactMilliseconds))
+                return Error(u"%1: subscriptions[%2].expiresMs: must be a number of milliseconds up to 2^53 "
+                             u"(got %3); delete it to validate every endpoint again"_s.arg(path)
+                                 .arg(i)
+                                 .arg(expires.isDouble() ? QString::number(milliseconds)
+                                                         : u"no number"_s));
+            // save() writes no expiry for 0 or less: read those as "none" alike, so that a record
+            // reads back as it was loaded.
+            record.expiresMs = std::max<qint64>(0, qint64(milliseconds));
+        }
         record.message = object.value(u"message"_s).toString();
         record.allowedRate = object.value(u"allowedRate"_s).toString();
         records.append(record);
