@@ -241,7 +241,9 @@ private:
         for (qsizetype i = 1; i < lines.size(); ++i) {
             const QByteArray line = lines.at(i).endsWith('\r') ? lines.at(i).chopped(1) : lines.at(i);
             const qsizetype colon = line.indexOf(':');
-            if (colon <= 0 || line.at(0) == ' ' || line.at(0) == '\t') {
+            // RFC 9112 §5.1: nothing around the field name - no space, tab or stray CR, which
+            // trimmed away would leave a name (or none) that a proxy in front does not see.
+            if (colon <= 0 || line.left(colon).trimmed() != line.left(colon)) {
                 fail(400, u"malformed header line %1"_s.arg(i));
                 return false;
             }
