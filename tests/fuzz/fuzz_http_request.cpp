@@ -27,11 +27,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstring>
 
 #include <arpa/inet.h>
-#include <cerrno>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -128,6 +129,28 @@ std::array<qsizetype, 2> splitPoints(const QByteArray &input)
     return points;
 }
 
+// A loopback connect completes in the kernel's backlog before the server accepts it. libFuzzer's
+// timer (SIGALRM, without SA_RESTART) may interrupt it; it then completes in the background.
+int connectClient()
+{
+    const int client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    Fuzz::require(client >= 0, "a client socket can be made");
+    int error = 0;
+    if (::connect(client, reinterpret_cast<const sockaddr *>(&s_address), sizeof s_address) != 0) {
+        error = errno;
+        if (error == EINTR || error == EINPROGRESS || error == EALREADY) {
+            pollfd writable {client, POLLOUT, 0};
+            while (::poll(&writable, 1, 5000) < 0 && errno == EINTR) {
+            }
+            socklen_t length = sizeof error;
+            if (::getsockopt(client, SOL_SOCKET, SO_ERROR, &error, &length) != 0)
+                error = errno;
+        }
+    }
+    Fuzz::require(error == 0, "the client connects", QString::fromLocal8Bit(strerror(error)));
+    return client;
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -147,12 +170,7 @@ extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv)
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const QByteArray input = Fuzz::bytes(data, size);
-    const int client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    Fuzz::require(client >= 0, "a client socket can be made");
-    // A loopback connect completes in the kernel's backlog before the server accepts it.
-    Fuzz::require(::connect(client, reinterpret_cast<const sockaddr *>(&s_address),
-                            sizeof s_address) == 0,
-                  "the client connects", QString::fromLocal8Bit(strerror(errno)));
+    const int client = connectClient();
 
     // Generous: only a server that never closes the connection takes this long.
     const QDeadlineTimer deadline(5000);
