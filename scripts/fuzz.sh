@@ -129,7 +129,7 @@ for target in "${targets[@]}"; do
     status=0
     "$build/tests/fuzz/$target" "${options[@]}" "$corpus" "$root/tests/fuzz/$name" >"$log" 2>&1 || status=$?
     # The last status line: executions, coverage (cov: edges, ft: features), corpus, speed.
-    stats=$(grep -E '^#[0-9]+' "$log" | tail -n 1 || true)
+    stats=$(grep -aE '^#[0-9]+' "$log" | tail -n 1 || true)
     runs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log")
     took=$(sed -nE 's/^Done [0-9]+ runs in ([0-9]+) second.*/\1/p' "$log")
     if ((status == 0)); then
@@ -138,7 +138,7 @@ for target in "${targets[@]}"; do
     else
         failed=$((failed + 1))
         reproducer=$(sed -nE 's/.*Test unit written to (.*)$/\1/p' "$log" | tail -n 1)
-        grep -E '^(==[0-9]+==ERROR|SUMMARY|==== property broken|qFatal)' "$log" | head -n 5 >&2 || true
+        grep -aE '^(==[0-9]+==ERROR|SUMMARY|==== property broken|qFatal)' "$log" | head -n 5 >&2 || true
         summary+=("FAIL $target (exit $status)  reproducer: ${reproducer:-none written}  log: $log")
         [[ -z $reproducer ]] || summary+=("     replay: $build/tests/fuzz/$target $reproducer")
     fi
