@@ -174,7 +174,8 @@ private:
                 fail(400, u"malformed chunk size in a chunked request body"_s);
                 return false;
             }
-            if (m_request.body.size() + size > m_server->maxBodyBytes()) {
+            // Compared without the sum, which a size near 2^63 would overflow.
+            if (size > m_server->maxBodyBytes() - m_request.body.size()) {
                 fail(413, u"the request body exceeds %1 bytes"_s.arg(m_server->maxBodyBytes()));
                 return false;
             }
