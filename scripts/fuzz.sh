@@ -70,9 +70,10 @@ fi
 [[ -n $version ]] || { echo "fuzz: this system offers no clang package" >&2; exit 1; }
 
 # libclang-rt-N-dev holds the sanitizer runtimes and libFuzzer's (libclang_rt.fuzzer); clang-N only
-# recommends it. The rest is what the core libraries build with (scripts/install-deps.sh has it all).
+# recommends it. The rest is what configuring the project and building the core libraries need
+# (scripts/install-deps.sh has it all): CMake configures core/keychain too, hence QtKeychain.
 packages=(clang-"$version" libclang-rt-"$version"-dev cmake ninja-build pkg-config
-          qt6-base-dev qt6-base-dev-tools libgl-dev libsqlite3-dev)
+          qt6-base-dev qt6-base-dev-tools libgl-dev libsqlite3-dev qtkeychain-qt6-dev)
 missing=()
 for package in "${packages[@]}"; do
     installed "$package" || missing+=("$package")
