@@ -19,6 +19,11 @@ public:
     Expected<QList<ProvisioningRecord>> load() override;
     Expected<void> save(const QList<ProvisioningRecord> &records) override;
 
+    // What load() reads and save() writes, without the file: the records of a provisioning.json
+    // (path names the file in an error message) and its bytes.
+    static Expected<QList<ProvisioningRecord>> fromJson(const QByteArray &json, const QString &path);
+    static QByteArray toJson(const QList<ProvisioningRecord> &records);
+
     const QString &path() const { return m_path; }
 
 private:
