@@ -47,10 +47,8 @@ QString redactUrlSecrets(const QString &text, const QUrl &url)
         return text;
     QString result = text;
     // The whole URL first, in every form a message may quote it, then its parts one by one.
-    for (const QUrl::ComponentFormattingOptions format :
-         {QUrl::ComponentFormattingOptions(QUrl::FullyEncoded),
-          QUrl::ComponentFormattingOptions(QUrl::PrettyDecoded),
-          QUrl::ComponentFormattingOptions(QUrl::FullyDecoded)}) {
+    for (const QUrl::FormattingOptions format : {QUrl::FormattingOptions(QUrl::FullyEncoded),
+                                                 QUrl::FormattingOptions(QUrl::PrettyDecoded)}) {
         const QString whole = url.toString(format);
         if (!whole.isEmpty())
             result.replace(whole, maskedUrl(url));
