@@ -34,8 +34,8 @@
 
 #ifdef Q_OS_UNIX
 #include <QSocketNotifier>
-#include <climits>
 #include <csignal>
+#include <climits>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -101,9 +101,7 @@ void installSignalHandlers(QCoreApplication &)
     SetConsoleCtrlHandler(onConsoleControl, TRUE);
 }
 #else
-void installSignalHandlers(QCoreApplication &)
-{
-}
+void installSignalHandlers(QCoreApplication &) {}
 #endif
 
 // Every connection of the endpoint holds a file descriptor, and the usual soft limit (1024 on
@@ -123,8 +121,7 @@ quint64 raiseOpenFileLimit()
         const rlim_t before = limit.rlim_cur;
         limit.rlim_cur = wanted;
         if (::setrlimit(RLIMIT_NOFILE, &limit) == 0)
-            qCInfo(lcDaemon) << "raised the open-file limit from" << quint64(before) << "to"
-                             << quint64(wanted);
+            qCInfo(lcDaemon) << "raised the open-file limit from" << quint64(before) << "to" << quint64(wanted);
         else
             ::getrlimit(RLIMIT_NOFILE, &limit);
     }
@@ -140,8 +137,7 @@ Expected<int> parseTimeout(const QString &option, const QString &text)
     bool ok = false;
     const double seconds = text.toDouble(&ok);
     if (!ok || !(seconds >= 0.05 && seconds <= 3600))
-        return Error(
-            u"--%1: must be a number of seconds from 0.05 to 3600 (got '%2')"_s.arg(option, text));
+        return Error(u"--%1: must be a number of seconds from 0.05 to 3600 (got '%2')"_s.arg(option, text));
     return int(std::lround(seconds * 1000));
 }
 
@@ -157,17 +153,15 @@ Expected<ListenAddress> parseListen(const QString &text)
     const QUrl url(u"http://"_s + text);
     const int port = url.port(-1);
     if (!url.isValid() || url.host().isEmpty() || port < 0 || port > 65535 || !url.path().isEmpty())
-        return Error(
-            u"--listen: expected HOST:PORT with a port from 0 to 65535 (got '%1')"_s.arg(text));
+        return Error(u"--listen: expected HOST:PORT with a port from 0 to 65535 (got '%1')"_s.arg(text));
     ListenAddress result;
     result.host = url.host();
     result.port = quint16(port);
     if (result.host.compare(u"localhost"_s, Qt::CaseInsensitive) == 0) {
         result.address = QHostAddress::LocalHost;
     } else if (!result.address.setAddress(result.host)) {
-        return Error(
-            u"--listen: '%1' is not an IP address (use 127.0.0.1, ::1, 0.0.0.0 or localhost)"_s.arg(
-                result.host));
+        return Error(u"--listen: '%1' is not an IP address (use 127.0.0.1, ::1, 0.0.0.0 or localhost)"_s
+                         .arg(result.host));
     }
     return result;
 }
@@ -235,7 +229,7 @@ Expected<std::unique_ptr<SecretCache>> loadSecrets(const QString &workspaceDir,
                 SecretKeys::environmentVariable(requirement.key).toLatin1().constData()))
             missing = true;
     }
-    auto cache = std::make_unique<SecretCache>(QList<SecretStore *> {environment});
+    auto cache = std::make_unique<SecretCache>(QList<SecretStore *>{environment});
     if (!missing || storeKind == "none"_L1) {
         moveInlineSecrets(workspaceDir, workspace, environment, *cache); // read-only: says so
         loadBlocking(*cache); // logs any secret that is unavailable
@@ -254,7 +248,7 @@ Expected<std::unique_ptr<SecretCache>> loadSecrets(const QString &workspaceDir,
         keychain->checkAvailability();
         *secondary = std::move(keychain);
     }
-    cache = std::make_unique<SecretCache>(QList<SecretStore *> {environment, secondary->get()});
+    cache = std::make_unique<SecretCache>(QList<SecretStore *>{environment, secondary->get()});
     moveInlineSecrets(workspaceDir, workspace, secondary->get(), *cache);
     loadBlocking(*cache);
     return cache;
@@ -284,9 +278,7 @@ int main(int argc, char *argv[])
         "missing. Default: the user's EventDesk data folder."_s,
         u"DIR"_s);
     const QCommandLineOption listenOption(
-        u"listen"_s,
-        u"Address of the topic endpoint (default 127.0.0.1:%1; port 0 picks a free one)."_s.arg(
-            DefaultPort),
+        u"listen"_s, u"Address of the topic endpoint (default 127.0.0.1:%1; port 0 picks a free one)."_s.arg(DefaultPort),
         u"HOST:PORT"_s, u"127.0.0.1:%1"_s.arg(DefaultPort));
     const QCommandLineOption timeScaleOption(
         u"time-scale"_s,
@@ -295,41 +287,37 @@ int main(int argc, char *argv[])
         u"N"_s, u"1"_s);
     const QCommandLineOption noJitterOption(u"no-jitter"_s,
                                             u"Disable the random 0-10 % added to retry waits."_s);
-    const QCommandLineOption seedOption(u"jitter-seed"_s,
-                                        u"Seed the retry jitter (reproducible runs)."_s, u"SEED"_s);
+    const QCommandLineOption seedOption(u"jitter-seed"_s, u"Seed the retry jitter (reproducible runs)."_s,
+                                        u"SEED"_s);
     const QCommandLineOption secretStoreOption(
         u"secret-store"_s,
         u"Where secrets the environment does not provide come from: keychain (default, the "
         "system keychain), file (a JSON file readable only by you, see --secrets-file) or none."_s,
         u"KIND"_s, u"keychain"_s);
     const QCommandLineOption secretsFileOption(
-        u"secrets-file"_s,
-        u"The file of --secret-store file (default: %1)."_s.arg(FileSecretStore::defaultFilePath()),
+        u"secrets-file"_s, u"The file of --secret-store file (default: %1)."_s.arg(
+                               FileSecretStore::defaultFilePath()),
         u"FILE"_s);
     const HttpConnectionLimits defaultLimits;
     const QCommandLineOption headerTimeoutOption(
         u"header-timeout"_s,
-        u"Seconds a client has to send a request's head (request line and headers), from "
-        u"connecting "
+        u"Seconds a client has to send a request's head (request line and headers), from connecting "
         "or from the first byte of its next request; then 408 and closed. 0.05 to 3600, default %1."_s
             .arg(defaultLimits.headerTimeoutMs / 1000.0),
         u"SECONDS"_s, QString::number(defaultLimits.headerTimeoutMs / 1000.0));
     const QCommandLineOption bodyTimeoutOption(
         u"body-timeout"_s,
-        u"Longest pause, in seconds, while a request body arrives; then 408 and closed. 0.05 to "
-        u"3600, "
+        u"Longest pause, in seconds, while a request body arrives; then 408 and closed. 0.05 to 3600, "
         "default %1."_s.arg(defaultLimits.bodyTimeoutMs / 1000.0),
         u"SECONDS"_s, QString::number(defaultLimits.bodyTimeoutMs / 1000.0));
     const QCommandLineOption idleTimeoutOption(
         u"idle-timeout"_s,
-        u"Seconds a kept-alive connection may wait for its next request before it is closed. 0.05 "
-        u"to "
+        u"Seconds a kept-alive connection may wait for its next request before it is closed. 0.05 to "
         "3600, default %1."_s.arg(defaultLimits.idleTimeoutMs / 1000.0),
         u"SECONDS"_s, QString::number(defaultLimits.idleTimeoutMs / 1000.0));
     const QCommandLineOption maxConnectionsOption(
         u"max-connections"_s,
-        u"Connections served at once; one more is answered 503 and closed. 1 to 1000000, default "
-        u"%1 "
+        u"Connections served at once; one more is answered 503 and closed. 1 to 1000000, default %1 "
         "(less if the open-file limit is lower)."_s.arg(defaultLimits.maxConnections),
         u"N"_s);
     parser.addOptions({workspaceOption, listenOption, timeScaleOption, noJitterOption, seedOption,
@@ -338,8 +326,7 @@ int main(int argc, char *argv[])
     parser.process(app);
 
     if (!parser.positionalArguments().isEmpty()) {
-        printError(u"unexpected argument '%1' (see --help)"_s.arg(
-            parser.positionalArguments().constFirst()));
+        printError(u"unexpected argument '%1' (see --help)"_s.arg(parser.positionalArguments().constFirst()));
         return 2;
     }
     auto listen = parseListen(parser.value(listenOption));
@@ -350,15 +337,12 @@ int main(int argc, char *argv[])
     bool scaleOk = false;
     const double timeScale = parser.value(timeScaleOption).toDouble(&scaleOk);
     if (!scaleOk || timeScale < 1.0 || timeScale > 100000.0) {
-        printError(u"--time-scale: must be a number from 1 to 100000 (got '%1')"_s.arg(
-            parser.value(timeScaleOption)));
+        printError(u"--time-scale: must be a number from 1 to 100000 (got '%1')"_s.arg(parser.value(timeScaleOption)));
         return 2;
     }
     const QString secretStoreKind = parser.value(secretStoreOption);
-    if (secretStoreKind != "keychain"_L1 && secretStoreKind != "file"_L1
-        && secretStoreKind != "none"_L1) {
-        printError(
-            u"--secret-store: must be keychain, file or none (got '%1')"_s.arg(secretStoreKind));
+    if (secretStoreKind != "keychain"_L1 && secretStoreKind != "file"_L1 && secretStoreKind != "none"_L1) {
+        printError(u"--secret-store: must be keychain, file or none (got '%1')"_s.arg(secretStoreKind));
         return 2;
     }
     quint64 seed = 0;
@@ -366,17 +350,15 @@ int main(int argc, char *argv[])
         bool seedOk = false;
         seed = parser.value(seedOption).toULongLong(&seedOk);
         if (!seedOk || seed == 0) {
-            printError(u"--jitter-seed: must be a positive integer (got '%1')"_s.arg(
-                parser.value(seedOption)));
+            printError(u"--jitter-seed: must be a positive integer (got '%1')"_s.arg(parser.value(seedOption)));
             return 2;
         }
     }
 
     HttpConnectionLimits connectionLimits;
-    for (const auto &[option, timeoutMs] :
-         {std::pair {&headerTimeoutOption, &connectionLimits.headerTimeoutMs},
-          std::pair {&bodyTimeoutOption, &connectionLimits.bodyTimeoutMs},
-          std::pair {&idleTimeoutOption, &connectionLimits.idleTimeoutMs}}) {
+    for (const auto &[option, timeoutMs] : {std::pair{&headerTimeoutOption, &connectionLimits.headerTimeoutMs},
+                                            std::pair{&bodyTimeoutOption, &connectionLimits.bodyTimeoutMs},
+                                            std::pair{&idleTimeoutOption, &connectionLimits.idleTimeoutMs}}) {
         const auto parsed = parseTimeout(option->names().constFirst(), parser.value(*option));
         if (!parsed) {
             printError(parsed.error());
@@ -387,8 +369,7 @@ int main(int argc, char *argv[])
     if (parser.isSet(maxConnectionsOption)) {
         bool maxOk = false;
         connectionLimits.maxConnections = parser.value(maxConnectionsOption).toInt(&maxOk);
-        if (!maxOk || connectionLimits.maxConnections < 1
-            || connectionLimits.maxConnections > 1'000'000) {
+        if (!maxOk || connectionLimits.maxConnections < 1 || connectionLimits.maxConnections > 1'000'000) {
             printError(u"--max-connections: must be an integer from 1 to 1000000 (got '%1')"_s.arg(
                 parser.value(maxConnectionsOption)));
             return 2;
@@ -398,13 +379,10 @@ int main(int argc, char *argv[])
     if (const quint64 openFiles = raiseOpenFileLimit(); openFiles > 0) {
         const quint64 available = openFiles - std::min<quint64>(256, openFiles / 4);
         if (!parser.isSet(maxConnectionsOption))
-            connectionLimits.maxConnections
-                = int(std::min<quint64>(quint64(connectionLimits.maxConnections), available));
+            connectionLimits.maxConnections = int(std::min<quint64>(quint64(connectionLimits.maxConnections), available));
         else if (quint64(connectionLimits.maxConnections) > available)
-            qCWarning(lcDaemon) << "--max-connections" << connectionLimits.maxConnections
-                                << "is more than the"
-                                << "open-file limit" << openFiles
-                                << "leaves for connections; new connections"
+            qCWarning(lcDaemon) << "--max-connections" << connectionLimits.maxConnections << "is more than the"
+                                << "open-file limit" << openFiles << "leaves for connections; new connections"
                                 << "may fail before the cap is reached";
     }
 
@@ -477,10 +455,10 @@ int main(int argc, char *argv[])
     Engine engine(clock.get(), &network, &store, &deadLetterSink, options);
     engine.setDeliveryLanes(Engine::recommendedDeliveryLanes());
     engine.setProvisioningStore(&provisioningFile);
-    engine.setSecretResolver(
-        [secretCache](const QString &topic, const QString &subscription, const QString &header) {
-            return secretCache->deliveryHeaderValue(topic, subscription, header);
-        });
+    engine.setSecretResolver([secretCache](const QString &topic, const QString &subscription,
+                                           const QString &header) {
+        return secretCache->deliveryHeaderValue(topic, subscription, header);
+    });
     engine.setCredentialResolver(
         [secretCache](const QString &secretKey) { return secretCache->value(secretKey); });
     if (auto started = engine.start(workspace.value()); !started) {
@@ -499,17 +477,14 @@ int main(int argc, char *argv[])
         return 2;
     }
     if (!listen->address.isLoopback())
-        qCWarning(lcDaemon) << "listening on a non-loopback address: the topic endpoint is "
-                               "reachable from other machines";
+        qCWarning(lcDaemon) << "listening on a non-loopback address: the topic endpoint is reachable from other machines";
 
     installSignalHandlers(app);
-    std::printf("EventDesk listening on http://%s:%u\n", qPrintable(urlHost(listen->host)),
-                unsigned(port.value()));
+    std::printf("EventDesk listening on http://%s:%u\n", qPrintable(urlHost(listen->host)), unsigned(port.value()));
     std::fflush(stdout);
     qCInfo(lcDaemon) << "workspace" << workspaceDir << "time scale" << timeScale;
-    qCInfo(lcDaemon) << "at most" << connectionLimits.maxConnections
-                     << "connections; timeouts (ms): header" << connectionLimits.headerTimeoutMs
-                     << "body" << connectionLimits.bodyTimeoutMs << "idle"
+    qCInfo(lcDaemon) << "at most" << connectionLimits.maxConnections << "connections; timeouts (ms): header"
+                     << connectionLimits.headerTimeoutMs << "body" << connectionLimits.bodyTimeoutMs << "idle"
                      << connectionLimits.idleTimeoutMs;
 
     const int exitCode = app.exec();

@@ -59,8 +59,8 @@ QList<SecretRequirement> SecretCache::requirements(const Workspace &workspace)
         SecretRequirement topicKey;
         topicKey.kind = SecretRequirement::Kind::TopicAccessKey;
         topicKey.required = !topic.accessKeySecretRef.isEmpty();
-        topicKey.key
-            = topicKey.required ? topic.accessKeySecretRef : SecretKeys::topicAccessKey(topic.name);
+        topicKey.key = topicKey.required ? topic.accessKeySecretRef
+                                         : SecretKeys::topicAccessKey(topic.name);
         topicKey.purpose = u"access key of topic '%1'"_s.arg(topic.name);
         add(topicKey);
         for (const EventSubscription &subscription : topic.eventSubscriptions) {
@@ -105,9 +105,8 @@ QList<SecretRequirement> SecretCache::requirements(const Workspace &workspace)
             SecretRequirement requirement;
             requirement.kind = SecretRequirement::Kind::StorageAccountKey;
             requirement.key = SecretKeys::storageAccountKey(account);
-            requirement.purpose
-                = u"account key of storage account '%1' (dead letters of '%2')"_s.arg(
-                    account, subscription.name);
+            requirement.purpose = u"account key of storage account '%1' (dead letters of '%2')"_s.arg(
+                account, subscription.name);
             add(requirement);
         }
     }
@@ -130,9 +129,10 @@ void SecretCache::load(const Workspace &workspace, LoadCallback done)
     for (const QPointer<SecretStore> &source : std::as_const(m_sources)) {
         if (!source || source->availability() != SecretStore::Availability::Checking)
             continue;
-        run->waits.append(connect(
-            source.data(), &SecretStore::availabilityChanged, this,
-            [this, run](SecretStore::Availability, const QString &) { startLoading(run); }));
+        run->waits.append(connect(source.data(), &SecretStore::availabilityChanged, this,
+                                  [this, run](SecretStore::Availability, const QString &) {
+                                      startLoading(run);
+                                  }));
     }
     startLoading(run);
 }
@@ -176,8 +176,8 @@ void SecretCache::lookUp(const std::shared_ptr<LoadRun> &run, qsizetype requirem
             problem.key = requirement.key;
             problem.purpose = requirement.purpose;
             problem.environmentVariable = SecretKeys::environmentVariable(requirement.key);
-            problem.reason
-                = reasons.isEmpty() ? u"no secret store is configured"_s : reasons.join(u"; "_s);
+            problem.reason = reasons.isEmpty() ? u"no secret store is configured"_s
+                                               : reasons.join(u"; "_s);
             run->problems.append(problem);
         }
         lookUp(run, requirementIndex + 1, 0, {});
@@ -189,38 +189,33 @@ void SecretCache::lookUp(const std::shared_ptr<LoadRun> &run, qsizetype requirem
         return;
     }
     if (source->availability() == SecretStore::Availability::Unavailable) {
-        reasons.append(
-            u"%1 unavailable: %2"_s.arg(source->description(), source->unavailabilityReason()));
+        reasons.append(u"%1 unavailable: %2"_s.arg(source->description(),
+                                                   source->unavailabilityReason()));
         lookUp(run, requirementIndex, sourceIndex + 1, reasons);
         return;
     }
     const QString description = source->description();
     QPointer<SecretCache> self(this);
-    source->read(
-        requirement.key,
-        [self, run, requirementIndex, sourceIndex, reasons,
-         description](const Expected<std::optional<QString>> &value) mutable {
+    source->read(requirement.key, [self, run, requirementIndex, sourceIndex, reasons,
+                                   description](const Expected<std::optional<QString>> &value) mutable {
+        if (!self)
+            return;
+        // Continue from the event loop: a store may answer synchronously, and a long chain of
+        // synchronous answers must not grow the stack.
+        QMetaObject::invokeMethod(self, [self, run, requirementIndex, sourceIndex, reasons,
+                                         description, value]() mutable {
             if (!self)
                 return;
-            // Continue from the event loop: a store may answer synchronously, and a long chain of
-            // synchronous answers must not grow the stack.
-            QMetaObject::invokeMethod(
-                self,
-                [self, run, requirementIndex, sourceIndex, reasons, description, value]() mutable {
-                    if (!self)
-                        return;
-                    if (value && value.value().has_value() && !value.value()->isEmpty()) {
-                        run->values.insert(run->requirements.at(requirementIndex).key,
-                                           *value.value());
-                        self->lookUp(run, requirementIndex + 1, 0, {});
-                        return;
-                    }
-                    reasons.append(value ? u"not stored in %1"_s.arg(description)
-                                         : u"%1: %2"_s.arg(description, value.error()));
-                    self->lookUp(run, requirementIndex, sourceIndex + 1, reasons);
-                },
-                Qt::QueuedConnection);
-        });
+            if (value && value.value().has_value() && !value.value()->isEmpty()) {
+                run->values.insert(run->requirements.at(requirementIndex).key, *value.value());
+                self->lookUp(run, requirementIndex + 1, 0, {});
+                return;
+            }
+            reasons.append(value ? u"not stored in %1"_s.arg(description)
+                                 : u"%1: %2"_s.arg(description, value.error()));
+            self->lookUp(run, requirementIndex, sourceIndex + 1, reasons);
+        }, Qt::QueuedConnection);
+    });
 }
 
 void SecretCache::finishLoad(const std::shared_ptr<LoadRun> &run)
@@ -294,12 +289,11 @@ Expected<QString> SecretCache::storageAccountKey(const QString &account) const
         if (problem.key == key) {
             return Error(u"the account key of storage account '%1' is unavailable (%2); set %3 or "
                          u"store the key with EventDesk"_s.arg(account, problem.reason,
-                                                               problem.environmentVariable));
+                                                                problem.environmentVariable));
         }
     }
-    return Error(
-        u"no account key for storage account '%1': store it with EventDesk or set %2"_s.arg(
-            account, SecretKeys::environmentVariable(key)));
+    return Error(u"no account key for storage account '%1': store it with EventDesk or set %2"_s.arg(
+        account, SecretKeys::environmentVariable(key)));
 }
 
 QList<SecretProblem> SecretCache::problems() const

@@ -66,8 +66,8 @@ QString normalizedForEnvironment(const QString &name)
     QString result;
     result.reserve(name.size());
     for (const QChar character : name.toUpper()) {
-        const bool asciiAlnum
-            = (character >= u'A' && character <= u'Z') || (character >= u'0' && character <= u'9');
+        const bool asciiAlnum = (character >= u'A' && character <= u'Z')
+            || (character >= u'0' && character <= u'9');
         result.append(asciiAlnum ? character : u'_');
     }
     return result;
@@ -282,8 +282,8 @@ QString FileSecretStore::description() const
 QString FileSecretStore::warning() const
 {
     return u"Secrets are stored unencrypted in %1 (permissions 0600: readable only by your user "
-           u"account). Anyone with access to your account or its backups can read them."_s.arg(
-               m_filePath);
+           u"account). Anyone with access to your account or its backups can read them."_s
+        .arg(m_filePath);
 }
 
 // --- EnvironmentSecretStore ---
