@@ -17,49 +17,79 @@ namespace EventDesk {
 
 namespace {
 
+bool sameName(const QString &value, const QString &name)
+{
+    return value.trimmed().compare(name, Qt::CaseInsensitive) == 0;
+}
+
 bool sameName(const QJsonValue &value, const QString &name)
 {
-    return value.toString().trimmed().compare(name, Qt::CaseInsensitive) == 0;
+    return sameName(value.toString(), name);
 }
 
-// Takes the value out of the header of array that secret names, if it still holds that value.
-bool removeFromHeaders(QJsonArray &headers, const InlineSecret &secret)
+// Calls visit(topic, subscription, header) for every delivery header in root and writes back the
+// headers it changed (it returns true for those). Returns how many it changed.
+using HeaderVisitor
+    = std::function<bool(const QString &topic, const QString &subscription, QJsonObject &header)>;
+
+int visitHeaders(QJsonObject &root, const HeaderVisitor &visit)
 {
-    for (qsizetype index = 0; index < headers.size(); ++index) {
-        QJsonObject header = headers.at(index).toObject();
-        QJsonObject properties = header.value("properties"_L1).toObject();
-        if (!sameName(header.value("name"_L1), secret.header)
-            || !properties.value("isSecret"_L1).toBool()
-            || properties.value("value"_L1).toString() != secret.value)
+    int changed = 0;
+    QJsonArray topics = root.value("topics"_L1).toArray();
+    for (qsizetype topicIndex = 0; topicIndex < topics.size(); ++topicIndex) {
+        QJsonObject topic = topics.at(topicIndex).toObject();
+        const QString topicName = topic.value("name"_L1).toString().trimmed();
+        QJsonArray subscriptions = topic.value("eventSubscriptions"_L1).toArray();
+        bool topicChanged = false;
+        for (qsizetype index = 0; index < subscriptions.size(); ++index) {
+            QJsonObject subscription = subscriptions.at(index).toObject();
+            const QString subscriptionName = subscription.value("name"_L1).toString().trimmed();
+            QJsonObject properties = subscription.value("properties"_L1).toObject();
+            QJsonObject destination = properties.value("destination"_L1).toObject();
+            QJsonObject destinationProperties = destination.value("properties"_L1).toObject();
+            QJsonArray headers
+                = destinationProperties.value("deliveryAttributeMappings"_L1).toArray();
+            bool subscriptionChanged = false;
+            for (qsizetype headerIndex = 0; headerIndex < headers.size(); ++headerIndex) {
+                QJsonObject header = headers.at(headerIndex).toObject();
+                if (!visit(topicName, subscriptionName, header))
+                    continue;
+                headers.replace(headerIndex, header);
+                subscriptionChanged = true;
+                ++changed;
+            }
+            if (!subscriptionChanged)
+                continue;
+            destinationProperties.insert("deliveryAttributeMappings"_L1, headers);
+            destination.insert("properties"_L1, destinationProperties);
+            properties.insert("destination"_L1, destination);
+            subscription.insert("properties"_L1, properties);
+            subscriptions.replace(index, subscription);
+            topicChanged = true;
+        }
+        if (!topicChanged)
             continue;
-        properties.remove("value"_L1);
-        header.insert("properties"_L1, properties);
-        headers.replace(index, header);
-        return true;
+        topic.insert("eventSubscriptions"_L1, subscriptions);
+        topics.replace(topicIndex, topic);
     }
-    return false;
+    if (changed > 0)
+        root.insert("topics"_L1, topics);
+    return changed;
 }
 
-bool removeFromSubscriptions(QJsonArray &subscriptions, const InlineSecret &secret)
+// The secret of secrets that names this header, if any.
+const InlineSecret *secretFor(const QList<InlineSecret> &secrets, const QString &topic,
+                              const QString &subscription, const QJsonObject &header)
 {
-    for (qsizetype index = 0; index < subscriptions.size(); ++index) {
-        QJsonObject subscription = subscriptions.at(index).toObject();
-        if (!sameName(subscription.value("name"_L1), secret.subscription))
-            continue;
-        QJsonObject properties = subscription.value("properties"_L1).toObject();
-        QJsonObject destination = properties.value("destination"_L1).toObject();
-        QJsonObject destinationProperties = destination.value("properties"_L1).toObject();
-        QJsonArray headers = destinationProperties.value("deliveryAttributeMappings"_L1).toArray();
-        if (!removeFromHeaders(headers, secret))
-            continue;
-        destinationProperties.insert("deliveryAttributeMappings"_L1, headers);
-        destination.insert("properties"_L1, destinationProperties);
-        properties.insert("destination"_L1, destination);
-        subscription.insert("properties"_L1, properties);
-        subscriptions.replace(index, subscription);
-        return true;
+    const QJsonObject properties = header.value("properties"_L1).toObject();
+    if (!properties.value("isSecret"_L1).toBool())
+        return nullptr;
+    for (const InlineSecret &secret : secrets) {
+        if (sameName(topic, secret.topic) && sameName(subscription, secret.subscription)
+            && sameName(header.value("name"_L1), secret.header))
+            return &secret;
     }
-    return false;
+    return nullptr;
 }
 
 void writeNext(const QString &workspaceFile, const QList<InlineSecret> &secrets, qsizetype index,
@@ -157,25 +187,18 @@ Expected<int> InlineSecrets::removeFromFile(const QString &workspaceFile,
         return Error(
             u"%1 no longer holds a workspace (%2)"_s.arg(workspaceFile, parseError.errorString()));
     QJsonObject root = document.object();
-    QJsonArray topics = root.value("topics"_L1).toArray();
-    int removed = 0;
-    for (const InlineSecret &secret : secrets) {
-        for (qsizetype index = 0; index < topics.size(); ++index) {
-            QJsonObject topic = topics.at(index).toObject();
-            if (!sameName(topic.value("name"_L1), secret.topic))
-                continue;
-            QJsonArray subscriptions = topic.value("eventSubscriptions"_L1).toArray();
-            if (!removeFromSubscriptions(subscriptions, secret))
-                continue;
-            topic.insert("eventSubscriptions"_L1, subscriptions);
-            topics.replace(index, topic);
-            ++removed;
-            break;
-        }
-    }
+    const int removed = visitHeaders(
+        root, [&secrets](const QString &topic, const QString &subscription, QJsonObject &header) {
+            const InlineSecret *secret = secretFor(secrets, topic, subscription, header);
+            QJsonObject properties = header.value("properties"_L1).toObject();
+            if (!secret || properties.value("value"_L1).toString() != secret->value)
+                return false;
+            properties.remove("value"_L1);
+            header.insert("properties"_L1, properties);
+            return true;
+        });
     if (removed == 0)
         return 0;
-    root.insert("topics"_L1, topics);
     // QSaveFile keeps the file's permissions and replaces it in one rename: a crash leaves either
     // the old file (the values also in the store) or the new one, never half of one.
     QSaveFile output(workspaceFile);
@@ -183,6 +206,23 @@ Expected<int> InlineSecrets::removeFromFile(const QString &workspaceFile,
     if (!output.open(QIODevice::WriteOnly) || output.write(json) != json.size() || !output.commit())
         return Error(u"cannot write %1: %2"_s.arg(workspaceFile, output.errorString()));
     return removed;
+}
+
+int InlineSecrets::keepValues(QJsonObject &workspaceJson, const QList<InlineSecret> &secrets)
+{
+    if (secrets.isEmpty())
+        return 0;
+    return visitHeaders(
+        workspaceJson,
+        [&secrets](const QString &topic, const QString &subscription, QJsonObject &header) {
+            const InlineSecret *secret = secretFor(secrets, topic, subscription, header);
+            QJsonObject properties = header.value("properties"_L1).toObject();
+            if (!secret || properties.contains("value"_L1))
+                return false;
+            properties.insert("value"_L1, secret->value);
+            header.insert("properties"_L1, properties);
+            return true;
+        });
 }
 
 void InlineSecrets::move(const QString &workspaceFile, const QList<InlineSecret> &secrets,

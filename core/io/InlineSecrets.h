@@ -4,6 +4,7 @@
 #include "../model/Workspace.h"
 
 #include <QHash>
+#include <QJsonObject>
 #include <QList>
 #include <QString>
 
@@ -48,6 +49,11 @@ public:
     // read) keeps it. Returns how many values were taken out.
     static Expected<int> removeFromFile(const QString &workspaceFile,
                                         const QList<InlineSecret> &secrets);
+
+    // Puts the values of secrets back into a workspace.json being written (Workspace::toJson never
+    // writes a secret's value): values that could not be moved yet must survive a save of another
+    // change. Returns how many were put back.
+    static int keepValues(QJsonObject &workspaceJson, const QList<InlineSecret> &secrets);
 
     // Writes every secret into store (waiting for a store whose availability is still being
     // checked), then calls removeFromFile(). done is called once, with the error if anything

@@ -22,7 +22,7 @@ inline constexpr QStringView UrlMask = u"***";
 // ("https://fn.example/api/hook?code=***&clientId=***").
 QString maskedUrl(const QUrl &url);
 
-// Whether the URL holds anything maskedUrl() hides.
+// Whether the URL holds a credential maskedUrl() hides: a password or a query value.
 bool hasUrlSecrets(const QUrl &url);
 
 // text with every occurrence of a secret part of url (its password and query values, in the

@@ -119,9 +119,11 @@ void DaemonSecretFilesTest::provisioningFile_noEndpointKey_ownerOnly_newKeyValid
 #ifdef Q_OS_UNIX
     QCOMPARE(modeOf(provisioning), 0600u);
 #endif
-    // Nor does the key reach the log, at debug level (the delivery's own URL is not logged).
+    // Nor does the key reach the log, at debug level, nor any file but workspace.json, its source.
     QVERIFY2(!containsSecret(daemon.standardError().toUtf8(), firstKey),
              qPrintable(daemon.standardError()));
+    QCOMPARE(filesContaining(directory.path(), firstKey),
+             QStringList {QDir(directory.path()).filePath(u"workspace.json"_s)});
 
     // Same URL: recognised, no second handshake.
     QVERIFY2(daemon.start(), qPrintable(daemon.standardError()));

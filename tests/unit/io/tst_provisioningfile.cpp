@@ -8,6 +8,7 @@
 #include "io/ProvisioningFile.h"
 
 #include <QFile>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 

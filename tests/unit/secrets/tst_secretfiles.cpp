@@ -6,6 +6,7 @@
 
 #include "io/InlineSecrets.h"
 #include "io/SecretCache.h"
+#include "io/WorkspaceFolder.h"
 #include "model/Workspace.h"
 #include "secrets/SecretMasking.h"
 #include "secrets/SecretStore.h"
@@ -137,6 +138,7 @@ private Q_SLOTS:
     void inline_storeBeingChecked_waitedFor();
     void inline_fileChangedMeanwhile_otherValueKept();
     void inline_notMoved_cacheUsesTheValueThisRun();
+    void inline_notMoved_keptWhenAnotherChangeIsSaved();
 
     void maskedUrl_data();
     void maskedUrl();
@@ -397,6 +399,33 @@ void TestSecretFiles::inline_notMoved_cacheUsesTheValueThisRun()
     QTRY_COMPARE(preferredLoaded.size(), 1);
     QCOMPARE(preferred.deliveryHeaderValue(u"orders"_s, u"billing"_s, u"X-Api-Key"_s),
              u"from-the-store"_s);
+}
+
+void TestSecretFiles::inline_notMoved_keptWhenAnotherChangeIsSaved()
+{
+    // The desktop app saves the whole workspace after an edit; a value that could not be moved
+    // (still held by the workspace it read) must not be lost by the save of another change.
+    Workspace workspace = Workspace::fromJson(handEditedWorkspace(), m_workspaceFile).value();
+    workspace.settings.probationThreshold = 9;
+    QVERIFY(WorkspaceFolder::save(m_directory.path(), workspace).hasValue());
+    const QByteArray saved = readAll(m_workspaceFile);
+    QVERIFY(saved.contains(ApiKey.toUtf8()));
+    QVERIFY(saved.contains(TokenValue.toUtf8()));
+    const Expected<Workspace> reread = Workspace::fromJson(saved, m_workspaceFile);
+    QVERIFY2(reread, qPrintable(reread.error()));
+    QCOMPARE(reread->settings.probationThreshold, 9);
+    QCOMPARE(InlineSecrets::find(reread.value()).size(), 2);
+
+    // Moved (the workspace forgets the values): a save writes none, and an export never does.
+    InlineSecrets::clearValues(workspace);
+    QVERIFY(WorkspaceFolder::save(m_directory.path(), workspace).hasValue());
+    QVERIFY(!Testing::containsSecret(readAll(m_workspaceFile), ApiKey));
+    const Workspace withValues
+        = Workspace::fromJson(handEditedWorkspace(), m_workspaceFile).value();
+    const QByteArray exported
+        = QJsonDocument(eventSubscriptionToArm(withValues.topics.at(0).eventSubscriptions.at(0)))
+              .toJson();
+    QVERIFY(!Testing::containsSecret(exported, ApiKey));
 }
 
 void TestSecretFiles::maskedUrl_data()
