@@ -5,6 +5,7 @@
 #include "engine/Engine.h"
 #include "io/AzureBlobDeadLetterSink.h"
 #include "io/DeadLetterSink.h"
+#include "io/InlineSecrets.h"
 #include "io/ProvisioningFile.h"
 #include "io/SecretCache.h"
 #include "io/TopicEndpoint.h"
@@ -27,6 +28,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -169,13 +171,45 @@ QString urlHost(const QString &host)
     return host.contains(u':') ? u'[' + host + u']' : host;
 }
 
+// Moves secret header values someone wrote into workspace.json to store, blocking until done
+// (README "Secrets"). When they cannot be moved, the file stays as it is, the error is logged, and
+// the values serve this run through the cache; when they were moved, the workspace forgets them.
+void moveInlineSecrets(const QString &workspaceDir, Workspace &workspace, SecretStore *store,
+                       SecretCache &cache)
+{
+    const QList<InlineSecret> secrets = InlineSecrets::find(workspace);
+    if (secrets.isEmpty())
+        return;
+    QEventLoop loop;
+    std::optional<Expected<void>> moved;
+    InlineSecrets::move(WorkspaceFolder::workspaceFile(workspaceDir), secrets, store,
+                        [&loop, &moved](const Expected<void> &result) {
+                            moved = result;
+                            loop.quit();
+                        });
+    if (!moved)
+        loop.exec();
+    if (!moved->hasValue()) {
+        qCCritical(lcSecrets).noquote() << moved->error();
+        cache.setWorkspaceValues(InlineSecrets::values(secrets));
+        return;
+    }
+    qCInfo(lcSecrets).noquote() << u"moved %1 secret header value(s) from workspace.json into %2"_s
+                                       .arg(secrets.size())
+                                       .arg(store->description());
+    InlineSecrets::clearValues(workspace);
+}
+
 // Loads the secrets the workspace needs into the cache before the engine starts, so that no
 // delivery goes out without its secret headers. The environment always comes first (servers and
 // CI, README "Secrets"); the keychain (or the opted-in file) is asked only for what the
-// environment does not provide, so eventdeskd runs where no keychain exists.
-std::unique_ptr<SecretCache> loadSecrets(const Workspace &workspace, const QString &storeKind,
-                                         const QString &secretsFile, EnvironmentSecretStore *environment,
-                                         std::unique_ptr<SecretStore> *secondary)
+// environment does not provide, so eventdeskd runs where no keychain exists. Secret header values
+// found in workspace.json are moved into the keychain (or the file) first.
+Expected<std::unique_ptr<SecretCache>> loadSecrets(const QString &workspaceDir,
+                                                   Workspace &workspace, const QString &storeKind,
+                                                   const QString &secretsFile,
+                                                   EnvironmentSecretStore *environment,
+                                                   std::unique_ptr<SecretStore> *secondary)
 {
     const auto loadBlocking = [&workspace](SecretCache &cache) {
         QEventLoop loop;
@@ -187,7 +221,8 @@ std::unique_ptr<SecretCache> loadSecrets(const Workspace &workspace, const QStri
         if (!done)
             loop.exec();
     };
-    bool missing = false;
+    // A value in workspace.json needs a store to go to, even when the environment has it too.
+    bool missing = !InlineSecrets::find(workspace).isEmpty();
     for (const SecretRequirement &requirement : SecretCache::requirements(workspace)) {
         if (requirement.required
             && qEnvironmentVariableIsEmpty(
@@ -196,12 +231,16 @@ std::unique_ptr<SecretCache> loadSecrets(const Workspace &workspace, const QStri
     }
     auto cache = std::make_unique<SecretCache>(QList<SecretStore *>{environment});
     if (!missing || storeKind == "none"_L1) {
+        moveInlineSecrets(workspaceDir, workspace, environment, *cache); // read-only: says so
         loadBlocking(*cache); // logs any secret that is unavailable
         return cache;
     }
     if (storeKind == "file"_L1) {
         auto file = std::make_unique<FileSecretStore>(
             secretsFile.isEmpty() ? FileSecretStore::defaultFilePath() : secretsFile);
+        // A secrets file others may read is refused outright: it must not look safe to use.
+        if (file->availability() == SecretStore::Availability::Unavailable)
+            return Error(file->unavailabilityReason());
         qCWarning(lcSecrets).noquote() << file->warning();
         *secondary = std::move(file);
     } else {
@@ -210,6 +249,7 @@ std::unique_ptr<SecretCache> loadSecrets(const Workspace &workspace, const QStri
         *secondary = std::move(keychain);
     }
     cache = std::make_unique<SecretCache>(QList<SecretStore *>{environment, secondary->get()});
+    moveInlineSecrets(workspaceDir, workspace, secondary->get(), *cache);
     loadBlocking(*cache);
     return cache;
 }
@@ -393,9 +433,14 @@ int main(int argc, char *argv[])
 
     EnvironmentSecretStore environmentSecrets;
     std::unique_ptr<SecretStore> secretStore;
-    const std::unique_ptr<SecretCache> secrets
-        = loadSecrets(workspace.value(), secretStoreKind, parser.value(secretsFileOption),
-                      &environmentSecrets, &secretStore);
+    auto loadedSecrets
+        = loadSecrets(workspaceDir, workspace.value(), secretStoreKind,
+                      parser.value(secretsFileOption), &environmentSecrets, &secretStore);
+    if (!loadedSecrets) {
+        printError(loadedSecrets.error());
+        return 2;
+    }
+    const std::unique_ptr<SecretCache> secrets = std::move(loadedSecrets.value());
     SecretCache *secretCache = secrets.get();
 
     QNetworkAccessManager network;

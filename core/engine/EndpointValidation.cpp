@@ -2,6 +2,7 @@
 
 #include "../Logging.h"
 #include "../rules/DeadLetterFormatter.h"
+#include "../secrets/SecretMasking.h"
 #include "Clock.h"
 #include "DeliveryScheduler.h"
 #include "EngineSignals.h"
@@ -66,7 +67,8 @@ QString transportFailure(const QNetworkReply *reply)
     case QNetworkReply::SslHandshakeFailedError:
         return u"TLS handshake failed"_s;
     default:
-        return reply->errorString();
+        // Qt's text may quote the URL, and with it a key in its query.
+        return SecretMasking::redactUrlSecrets(reply->errorString(), reply->url());
     }
 }
 
@@ -131,10 +133,15 @@ void EndpointValidation::update(Subscription &subscription)
             = m_restored.take(subscriptionKey(subscription.topic, subscription.config.name));
         abort(subscription);
         resetUnreachable(subscription);
-        if (restored.fingerprint == fingerprint && restored.state == ProvisioningState::Succeeded) {
+        // The store keeps the fingerprint in a form without the URL's secrets (a keyed hash of
+        // it), which changes with them: a new key in "?code=" validates again.
+        const QString stored = m_store ? m_store->storedFingerprint(fingerprint) : fingerprint;
+        if (!restored.fingerprint.isEmpty() && restored.fingerprint == stored
+            && restored.state == ProvisioningState::Succeeded) {
             // Validated before the restart: not validated again. Any other state (failed,
             // awaiting the URL) is validated again at every start: the endpoint may be up now.
             record = restored;
+            record.fingerprint = fingerprint;
             record.topic = subscription.topic;
             record.subscription = subscription.config.name;
         } else {
@@ -397,7 +404,8 @@ void EndpointValidation::setState(Subscription &subscription, ProvisioningState 
 {
     ProvisioningRecord &record = subscription.validation.record;
     record.state = state;
-    record.message = message;
+    // The message is logged, shown and kept in provisioning.json: never with the URL's key.
+    record.message = SecretMasking::redactUrlSecrets(message, subscription.config.endpointUrl);
     if (state != ProvisioningState::Creating)
         resetUnreachable(subscription);
     subscription.nextRequestAllowedMs = 0; // a new verdict, perhaps a new WebHook-Allowed-Rate
@@ -408,7 +416,7 @@ void EndpointValidation::setState(Subscription &subscription, ProvisioningState 
     if (state != ProvisioningState::AwaitingManualActionValidation)
         record.expiresMs = 0;
     qCInfo(lcDelivery) << "subscription" << subscription.displayName() << "provisioning"
-                       << provisioningStateName(state) << "-" << message;
+                       << provisioningStateName(state) << "-" << record.message;
     syncHeld(subscription);
     save();
     m_signals.raiseProvisioningChanged(subscription.topic, subscription.config.name);

@@ -46,6 +46,10 @@ public:
     virtual ~ProvisioningStore() = default;
     virtual Expected<QList<ProvisioningRecord>> load() = 0;
     virtual Expected<void> save(const QList<ProvisioningRecord> &records) = 0;
+    // The form in which a fingerprint is kept, which load() hands back: a restored record is
+    // compared with storedFingerprint() of the subscription's own. A store that writes the
+    // endpoint's URL as it is (none should: it may carry a key) returns it unchanged.
+    virtual QString storedFingerprint(const QString &fingerprint) const { return fingerprint; }
 };
 
 } // namespace EventDesk

@@ -293,7 +293,7 @@ void StoreMonitor::rereadProvisioning()
     if (stamp == m_provisioningStamp)
         return;
     m_provisioningStamp = stamp;
-    ProvisioningFile file(path);
+    ProvisioningFile file(path, ProvisioningFile::Access::ReadOnly); // the owner's file
     auto records = file.load();
     if (!records)
         return;

@@ -29,6 +29,7 @@ struct SecretCache::LoadRun
     QList<SecretRequirement> requirements;
     QHash<QString, QString> topicKeyRefs;
     QHash<QString, QString> values;
+    QHash<QString, QString> workspaceValues;
     QList<SecretProblem> problems;
     LoadCallback done;
     QList<QMetaObject::Connection> waits;
@@ -117,6 +118,7 @@ void SecretCache::load(const Workspace &workspace, LoadCallback done)
     auto run = std::make_shared<LoadRun>();
     run->generation = ++m_loadGeneration;
     run->requirements = requirements(workspace);
+    run->workspaceValues = m_workspaceValues;
     run->done = std::move(done);
     for (const Topic &topic : workspace.topics) {
         if (!topic.accessKeySecretRef.isEmpty())
@@ -165,7 +167,11 @@ void SecretCache::lookUp(const std::shared_ptr<LoadRun> &run, qsizetype requirem
     }
     const SecretRequirement &requirement = run->requirements.at(requirementIndex);
     if (sourceIndex >= m_sources.size()) {
-        if (requirement.required) {
+        const QString inWorkspace = run->workspaceValues.value(requirement.key);
+        if (!inWorkspace.isEmpty()) {
+            // No store holds it, workspace.json does (InlineSecrets says why it is still there).
+            run->values.insert(requirement.key, inWorkspace);
+        } else if (requirement.required) {
             SecretProblem problem;
             problem.key = requirement.key;
             problem.purpose = requirement.purpose;
@@ -294,6 +300,11 @@ QList<SecretProblem> SecretCache::problems() const
 {
     QMutexLocker locker(&m_mutex);
     return m_problems;
+}
+
+void SecretCache::setWorkspaceValues(QHash<QString, QString> values)
+{
+    m_workspaceValues = std::move(values);
 }
 
 void SecretCache::setValue(const QString &key, const QString &value)

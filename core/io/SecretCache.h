@@ -73,6 +73,11 @@ public:
     Expected<QString> storageAccountKey(const QString &account) const;
     QList<SecretProblem> problems() const;
 
+    // Secret header values still in workspace.json because they could not be moved to a store
+    // (InlineSecrets): a later load() takes one when no source holds that secret, so the header
+    // keeps being sent. Empty: none.
+    void setWorkspaceValues(QHash<QString, QString> values);
+
     // Keeps the cache in step after the GUI wrote or removed a secret in its store.
     void setValue(const QString &key, const QString &value);
     void removeValue(const QString &key);
@@ -90,6 +95,7 @@ private:
     QList<QPointer<SecretStore>> m_sources;
     mutable QMutex m_mutex;
     QHash<QString, QString> m_values; // key -> value
+    QHash<QString, QString> m_workspaceValues; // key -> value still in workspace.json
     QHash<QString, QString> m_topicKeyRefs; // lower-case topic name -> declared secret key
     QHash<QString, QString> m_failClosedKeys; // lower-case topic name -> unguessable key
     QList<SecretProblem> m_problems;

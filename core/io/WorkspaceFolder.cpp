@@ -1,6 +1,7 @@
 #include "WorkspaceFolder.h"
 
 #include "DeadLetterSink.h"
+#include "InlineSecrets.h"
 
 #include <QDir>
 #include <QFile>
@@ -99,7 +100,11 @@ Expected<void> WorkspaceFolder::save(const QString &directory, const Workspace &
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         return Error(u"cannot write %1: %2"_s.arg(path, file.errorString()));
-    const QByteArray json = QJsonDocument(workspace.toJson()).toJson(QJsonDocument::Indented);
+    QJsonObject root = workspace.toJson();
+    // A secret header value the workspace still holds is one that could not be moved to a secret
+    // store when it was opened (InlineSecrets): it stays in the file, as it was, until it is.
+    InlineSecrets::keepValues(root, InlineSecrets::find(workspace));
+    const QByteArray json = QJsonDocument(root).toJson(QJsonDocument::Indented);
     if (file.write(json) != json.size() || !file.commit())
         return Error(u"cannot write %1: %2"_s.arg(path, file.errorString()));
     return {};

@@ -8,6 +8,10 @@
 #include <QSaveFile>
 #include <QStandardPaths>
 
+#ifdef Q_OS_UNIX
+#include <sys/stat.h>
+#endif
+
 using namespace Qt::StringLiterals;
 
 namespace EventDesk {
@@ -155,6 +159,28 @@ FileSecretStore::FileSecretStore(QString filePath, QObject *parent)
     : SecretStore(parent)
     , m_filePath(std::move(filePath))
 {
+    if (auto checked = checkPermissions(m_filePath); !checked)
+        setAvailability(Availability::Unavailable, checked.error());
+}
+
+Expected<void> FileSecretStore::checkPermissions(const QString &filePath)
+{
+#ifdef Q_OS_UNIX
+    struct stat status = {};
+    if (::stat(QFile::encodeName(filePath).constData(), &status) != 0)
+        return {}; // not there yet: save() creates it 0600
+    const unsigned mode = unsigned(status.st_mode) & 07777u;
+    if ((mode & ~0600u) != 0) {
+        return Error(u"the secrets file %1 has mode %2, wider than the required 0600 (readable "
+                     u"and writable only by you): it is not used. Run: chmod 600 %1"_s.arg(
+                         filePath, u"0%1"_s.arg(mode, 3, 8, QLatin1Char('0'))));
+    }
+#else
+    // Windows: who may read a file is decided by its ACL, which the user profile's folder limits
+    // to the user; there are no mode bits to check.
+    Q_UNUSED(filePath)
+#endif
+    return {};
 }
 
 QString FileSecretStore::defaultFilePath()
@@ -163,9 +189,15 @@ QString FileSecretStore::defaultFilePath()
         .filePath(u"EventDesk/secrets.json"_s);
 }
 
-Expected<QHash<QString, QString>> FileSecretStore::load() const
+Expected<QHash<QString, QString>> FileSecretStore::load()
 {
     QHash<QString, QString> values;
+    // Checked at every use: the mode may have been changed (or fixed) since.
+    if (auto checked = checkPermissions(m_filePath); !checked) {
+        setAvailability(Availability::Unavailable, checked.error());
+        return Error(checked.error());
+    }
+    setAvailability(Availability::Available);
     QFile file(m_filePath);
     if (!file.exists())
         return values;

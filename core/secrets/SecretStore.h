@@ -114,7 +114,9 @@ private:
 };
 
 // Secrets in a JSON file readable only by the user (0600), the explicit opt-in when no keychain
-// is available. Plain text on disk: warning() says so and the GUI shows it.
+// is available. Plain text on disk: warning() says so and the GUI shows it. A file whose mode is
+// wider than 0600 is refused (Unavailable, and every read and write fails with the reason) until
+// its mode is fixed: other users may have read it, and it must not look safe.
 class FileSecretStore final : public SecretStore
 {
     Q_OBJECT
@@ -133,8 +135,12 @@ public:
 
     QString filePath() const { return m_filePath; }
 
+    // Refuses (with a message naming the file, its mode and the required 0600) a file that users
+    // other than its owner may read or write. A file that does not exist yet passes. Unix only.
+    static Expected<void> checkPermissions(const QString &filePath);
+
 private:
-    Expected<QHash<QString, QString>> load() const;
+    Expected<QHash<QString, QString>> load();
     Expected<void> save(const QHash<QString, QString> &values) const;
 
     QString m_filePath;

@@ -39,16 +39,16 @@ void checkWorkspace(const QByteArray &json)
 
 void checkProvisioning(const QByteArray &json)
 {
-    const Expected<QList<ProvisioningRecord>> records
-        = ProvisioningFile::fromJson(json, u"provisioning.json"_s);
+    ProvisioningFile file(u"provisioning.json"_s, ProvisioningFile::Access::ReadOnly);
+    const Expected<QList<ProvisioningRecord>> records = file.fromJson(json, u"provisioning.json"_s);
     if (!records) {
         Fuzz::require(records.error().startsWith("provisioning.json"_L1),
                       "a refused provisioning file names the file", records.error());
         return;
     }
-    const QByteArray saved = ProvisioningFile::toJson(records.value());
+    const QByteArray saved = file.toJson(records.value());
     const Expected<QList<ProvisioningRecord>> reloaded
-        = ProvisioningFile::fromJson(saved, u"provisioning.json"_s);
+        = file.fromJson(saved, u"provisioning.json"_s);
     Fuzz::require(reloaded.hasValue(), "a saved provisioning file opens again",
                   reloaded.error() + u"\n"_s + QString::fromUtf8(saved.left(2000)));
     Fuzz::require(reloaded.value() == records.value(),

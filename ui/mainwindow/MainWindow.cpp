@@ -368,7 +368,7 @@ void MainWindow::openWorkspace(const QString &directory)
     }
     m_statusBar->setEngineState(tr("Loading secrets…"));
     QPointer<MainWindow> self(this);
-    m_secrets.load(workspace.value(), [self, config] {
+    m_secrets.open(m_workspaceDirectory, workspace.value(), this, [self, config] {
         if (!self)
             return;
         self->m_statusBar->setEngineState(tr("Starting engine…"));

@@ -2,10 +2,13 @@
 
 #include "common/Format.h"
 
+#include "Logging.h"
+#include "io/InlineSecrets.h"
 #include "io/SecretCache.h"
-#include "secrets/SecretStore.h"
+#include "io/WorkspaceFolder.h"
 #include "keychain/KeychainSecretStore.h"
 #include "model/Workspace.h"
+#include "secrets/SecretStore.h"
 
 #include <QCheckBox>
 #include <QDialog>
@@ -53,6 +56,47 @@ void WorkspaceSecrets::load(const Workspace &workspace, std::function<void()> do
         if (done)
             done();
     });
+}
+
+void WorkspaceSecrets::open(const QString &directory, const Workspace &workspace,
+                            QWidget *dialogParent, std::function<void()> done)
+{
+    m_cache->setWorkspaceValues({});
+    const QList<InlineSecret> secrets = InlineSecrets::find(workspace);
+    if (secrets.isEmpty()) {
+        load(workspace, std::move(done));
+        return;
+    }
+    QPointer<WorkspaceSecrets> self(this);
+    QPointer<QWidget> parent(dialogParent);
+    InlineSecrets::move(
+        WorkspaceFolder::workspaceFile(directory), secrets, activeStore(),
+        [self, parent, secrets, workspace = Workspace(workspace),
+         done](const Expected<void> &moved) mutable {
+            if (!self)
+                return;
+            if (moved) {
+                qCInfo(lcSecrets).noquote()
+                    << u"moved %1 secret header value(s) from workspace.json into %2"_s
+                           .arg(secrets.size())
+                           .arg(self->activeStore()->description());
+                InlineSecrets::clearValues(workspace);
+            } else {
+                qCCritical(lcSecrets).noquote() << moved.error();
+                self->m_cache->setWorkspaceValues(InlineSecrets::values(secrets));
+                // Not modal: the workspace opens meanwhile, with the values from the file.
+                auto *box = new QMessageBox(QMessageBox::Warning,
+                                            tr("Secret Values Left in workspace.json"),
+                                            moved.error(), QMessageBox::Ok, parent.data());
+                box->setObjectName(u"inlineSecretsNotMoved"_s);
+                box->setInformativeText(tr("Choose where to keep secrets (Workspace ▸ Secret "
+                                           "Storage…): the workspace is opened again and the "
+                                           "values are moved."));
+                box->setAttribute(Qt::WA_DeleteOnClose);
+                box->open();
+            }
+            self->load(workspace, std::move(done));
+        });
 }
 
 void WorkspaceSecrets::useStore(std::unique_ptr<SecretStore> store)

@@ -51,6 +51,12 @@ public:
 
     // Loads every secret workspace needs into the cache, then calls done.
     void load(const Workspace &workspace, std::function<void()> done = {});
+    // Opening the workspace in directory: first moves secret header values written into its
+    // workspace.json to the active store and out of the file (InlineSecrets), then load(). When
+    // they cannot be moved, the file stays as it is, the values serve this run, and a warning
+    // (object name "inlineSecretsNotMoved", parented to dialogParent) says why and what to do.
+    void open(const QString &directory, const Workspace &workspace, QWidget *dialogParent,
+              std::function<void()> done);
     // Keeps secrets in store from now on (nullptr: the system keychain again).
     void useStore(std::unique_ptr<SecretStore> store);
 

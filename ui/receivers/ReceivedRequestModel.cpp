@@ -2,10 +2,13 @@
 
 #include "common/Format.h"
 #include "rules/OutcomeClassifier.h"
+#include "secrets/SecretMasking.h"
+#include "secrets/SecretStore.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
+#include <QUrl>
 
 #include <algorithm>
 
@@ -60,6 +63,36 @@ int ReceivedRequestModel::eventCount(const QByteArray &body)
     if (error.error == QJsonParseError::NoError && document.isArray())
         return int(document.array().size());
     return 1;
+}
+
+bool ReceivedRequestModel::isSecretHeader(QByteArrayView name) const
+{
+    if (SecretMasking::isCredentialHeader(name))
+        return true;
+    const QString text = QString::fromLatin1(name.data(), name.size()).trimmed();
+    return std::any_of(
+        m_secretHeaderNames.cbegin(), m_secretHeaderNames.cend(),
+        [&text](const QString &secret) { return secret.compare(text, Qt::CaseInsensitive) == 0; });
+}
+
+QString ReceivedRequestModel::headersText(const HttpHeaders &headers, SecretDisplay display) const
+{
+    QString text;
+    for (const auto &header : headers) {
+        const QString value = display == SecretDisplay::Masked && isSecretHeader(header.first)
+            ? SecretStore::masked(QString::fromUtf8(header.second))
+            : QString::fromUtf8(header.second);
+        text += QString::fromLatin1(header.first) + ": "_L1 + value + u'\n';
+    }
+    return text;
+}
+
+QString ReceivedRequestModel::targetText(const QByteArray &target, SecretDisplay display)
+{
+    const QString text = QString::fromUtf8(target);
+    if (display == SecretDisplay::Revealed || !target.contains('?'))
+        return text;
+    return SecretMasking::maskedUrl(QUrl(text));
 }
 
 ReceivedRequestModel::Row ReceivedRequestModel::makeRow(const ReceivedRequest &record)

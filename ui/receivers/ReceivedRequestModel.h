@@ -6,6 +6,7 @@
 #include <QHash>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 namespace EventDesk::Ui {
 
@@ -53,6 +54,19 @@ public:
     // Events in a notification body: the size of a JSON array, else 1 (0 for an empty body).
     static int eventCount(const QByteArray &body);
 
+    // Which header values are credentials, shown masked unless revealed: the well-known ones
+    // (SecretMasking::isCredentialHeader: Authorization, Cookie, aeg-sas-key, ...) and the names
+    // of the workspace's secret delivery headers (SPEC H2), set with setSecretHeaderNames().
+    enum class SecretDisplay { Masked, Revealed };
+    void setSecretHeaderNames(const QStringList &names) { m_secretHeaderNames = names; }
+    const QStringList &secretHeaderNames() const { return m_secretHeaderNames; }
+    bool isSecretHeader(QByteArrayView name) const;
+    // "Name: value" lines; a secret header's value masked (a fixed-width mask that does not tell
+    // its length) unless display is Revealed.
+    QString headersText(const HttpHeaders &headers, SecretDisplay display) const;
+    // A request target with its query values masked unless revealed (a function's "?code=").
+    static QString targetText(const QByteArray &target, SecretDisplay display);
+
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
     int columnCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
@@ -82,6 +96,7 @@ private:
 
     QHash<QString, Receiver> m_receivers; // key: receiver name in lower case
     QString m_current; // lower case
+    QStringList m_secretHeaderNames;
 };
 
 } // namespace EventDesk::Ui

@@ -6,7 +6,9 @@
 #include "host/EngineHost.h"
 #include "io/WorkspaceFolder.h"
 #include "rules/OutcomeClassifier.h"
+#include "secrets/SecretMasking.h"
 
+#include <QCheckBox>
 #include <QDir>
 #include <QFontDatabase>
 #include <QHeaderView>
@@ -27,12 +29,20 @@ namespace EventDesk::Ui {
 
 namespace {
 
-QString headersText(const HttpHeaders &headers)
+// The names of the workspace's secret delivery headers (SPEC H2): their values are masked too.
+QStringList secretDeliveryHeaderNames(const Workspace &workspace)
 {
-    QString text;
-    for (const auto &header : headers)
-        text += QString::fromLatin1(header.first) + ": "_L1 + QString::fromUtf8(header.second) + u'\n';
-    return text;
+    QStringList names;
+    for (const Topic &topic : workspace.topics) {
+        for (const EventSubscription &subscription : topic.eventSubscriptions) {
+            for (const DeliveryHeader &header : subscription.deliveryHeaders) {
+                if (header.kind == DeliveryHeader::Kind::Static && header.secret
+                    && !names.contains(header.name, Qt::CaseInsensitive))
+                    names << header.name;
+            }
+        }
+    }
+    return names;
 }
 
 QPlainTextEdit *makeDetailText(const QString &placeholder, QWidget *parent)
@@ -121,17 +131,32 @@ ReceiversView::ReceiversView(EngineHost *host, QWidget *parent)
     m_responseText = makeDetailText(tr("Select a request to see the answer it was given."), this);
     m_responseText->setObjectName(u"responseDetail"_s);
 
+    // Masked by default: a screen shared or recorded must not show an endpoint's credentials.
+    m_revealSecrets = new QCheckBox(tr("Show &secret values"), this);
+    m_revealSecrets->setObjectName(u"revealSecrets"_s);
+    m_revealSecrets->setToolTip(
+        tr("Shows the values of credential headers (%1), of the workspace's secret delivery "
+           "headers and of the request's query parameters, which are masked otherwise.")
+            .arg(SecretMasking::credentialHeaderNames().join(u", "_s)));
+    connect(m_revealSecrets, &QCheckBox::toggled, this,
+            [this] { showRequest(m_requestView->currentIndex()); });
+
     auto *detail = new QSplitter(Qt::Horizontal, this);
     detail->setChildrenCollapsible(false);
     detail->addWidget(titled(tr("&Request"), m_requestText));
     detail->addWidget(titled(tr("Res&ponse"), m_responseText));
     detail->setStretchFactor(0, 3);
     detail->setStretchFactor(1, 2);
+    auto *detailBox = new QWidget(this);
+    auto *detailLayout = new QVBoxLayout(detailBox);
+    detailLayout->setContentsMargins(0, 0, 0, 0);
+    detailLayout->addWidget(detail, 1);
+    detailLayout->addWidget(m_revealSecrets);
 
     auto *right = new QSplitter(Qt::Vertical, this);
     right->setChildrenCollapsible(false);
     right->addWidget(titled(tr("Requests received"), m_requestView, &m_requestsTitle));
-    right->addWidget(detail);
+    right->addWidget(detailBox);
     right->setStretchFactor(0, 1);
     right->setStretchFactor(1, 1);
 
@@ -193,6 +218,8 @@ void ReceiversView::reload()
         ? m_receiverView->currentIndex().data(ReceiverListModel::ReceiverNameRole).toString()
         : QString();
     const QList<TestReceiver> receivers = m_host ? m_host->workspace().receivers : QList<TestReceiver>();
+    m_requestModel->setSecretHeaderNames(m_host ? secretDeliveryHeaderNames(m_host->workspace())
+                                                : QStringList());
     QStringList names;
     for (const TestReceiver &receiver : receivers)
         names << receiver.name;
@@ -277,9 +304,13 @@ void ReceiversView::showRequest(const QModelIndex &current)
         return;
     }
     const ReceivedRequest &record = m_requestModel->record(current.row());
-    QString request = QString::fromLatin1(record.method) + u' ' + QString::fromUtf8(record.target)
-        + "  ("_L1 + ReceivedRequestModel::kindText(record.kind) + "; "_L1 + formatTime(record.receivedMs)
-        + ")\n"_L1 + headersText(record.headers);
+    const auto display = m_revealSecrets->isChecked()
+        ? ReceivedRequestModel::SecretDisplay::Revealed
+        : ReceivedRequestModel::SecretDisplay::Masked;
+    QString request = QString::fromLatin1(record.method) + u' '
+        + ReceivedRequestModel::targetText(record.target, display) + "  ("_L1
+        + ReceivedRequestModel::kindText(record.kind) + "; "_L1 + formatTime(record.receivedMs)
+        + ")\n"_L1 + m_requestModel->headersText(record.headers, display);
     if (!record.body.isEmpty())
         request += u'\n' + prettyJson(record.body);
     m_requestText->setPlainText(request);
@@ -292,7 +323,8 @@ void ReceiversView::showRequest(const QModelIndex &current)
                            "it counts as the same attempt.")
                 + u'\n';
     } else {
-        response = tr("HTTP %1").arg(record.responseStatus) + u'\n' + headersText(record.responseHeaders);
+        response = tr("HTTP %1").arg(record.responseStatus) + u'\n'
+            + m_requestModel->headersText(record.responseHeaders, display);
     }
     if (record.kind == ReceivedRequest::Kind::Notification) {
         const DeliveryOutcome outcome = OutcomeClassifier::classify(

@@ -2,6 +2,7 @@
 
 #include <QWidget>
 
+class QCheckBox;
 class QLabel;
 class QPlainTextEdit;
 class QTableView;
@@ -20,7 +21,9 @@ class ReceiverListModel;
 // The test receivers (PRODUCT.md "Built-in test receiver"): on the left the workspace's receivers
 // with their URL, script and request count; on the right every request the selected one recorded
 // (live, at most 1000 per receiver) and, for the selected request, its headers and body and the
-// response given. The scripts are defined in workspace.json.
+// response given. The scripts are defined in workspace.json. Credentials among the headers
+// (ReceivedRequestModel::isSecretHeader) and the target's query values are masked until "Show
+// secret values" is ticked; what is copied from the panes is what they show.
 class ReceiversView final : public QWidget
 {
     Q_OBJECT
@@ -48,6 +51,7 @@ private:
     QTableView *m_requestView;
     QPlainTextEdit *m_requestText;
     QPlainTextEdit *m_responseText;
+    QCheckBox *m_revealSecrets;
     bool m_followNewest = true;
     quint64 m_generation = 0; // discards fetch answers from before a restart
 };

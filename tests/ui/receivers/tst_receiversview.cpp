@@ -1,11 +1,16 @@
 #include "host/EngineHost.h"
+#include "io/SecretCache.h"
 #include "receivers/ReceivedRequestModel.h"
 #include "receivers/ReceiverListModel.h"
 #include "receivers/ReceiversView.h"
+#include "secrets/SecretStore.h"
 
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QClipboard>
 #include <QDir>
 #include <QFile>
+#include <QGuiApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -124,6 +129,7 @@ private Q_SLOTS:
     void requestModelMergesAndBounds();
     void requestModelColumns();
     void liveEngine();
+    void secretsMaskedUntilRevealed();
 };
 
 void tst_ReceiversView::describeScript_data()
@@ -346,6 +352,132 @@ void tst_ReceiversView::liveEngine()
     QDir().mkpath(u"/tmp/eventdesk-shots"_s);
     QVERIFY(view.grab().save(u"/tmp/eventdesk-shots/receivers.png"_s));
 
+    host.stop();
+}
+
+// A subscription to the built-in receiver "ok" that sends credentials: a function key in the URL,
+// an Authorization header and an API key (both secret delivery headers, values from the secret
+// store), and an ordinary header. The view masks the credentials, in what it shows and in what is
+// copied from it, until "Show secret values" is ticked.
+void tst_ReceiversView::secretsMaskedUntilRevealed()
+{
+    QTemporaryDir directory;
+    QVERIFY(directory.isValid());
+    const quint16 port = freePort();
+    const QString functionKey = u"FnKey-Q29weVRoaXNOb3Q0"_s;
+    const QString apiKey = u"sk_live_UmV2ZWFsT25seU9uQ2xpY2s"_s;
+    const QString bearer = u"Bearer eyJhbGciOiJub25lIn0.c2VjcmV0LXRva2Vu"_s;
+    const auto header = [](const QString &name, bool secret, const QString &value = {}) {
+        QJsonObject properties {{u"isSecret"_s, secret}};
+        if (!secret)
+            properties.insert(u"value"_s, value);
+        return QJsonObject {
+            {u"name"_s, name}, {u"type"_s, u"Static"_s}, {u"properties"_s, properties}};
+    };
+    const QJsonObject subscription {
+        {u"name"_s, u"to-ok"_s},
+        {u"properties"_s,
+         QJsonObject {
+             {u"destination"_s,
+              QJsonObject {
+                  {u"endpointType"_s, u"WebHook"_s},
+                  {u"properties"_s,
+                   QJsonObject {
+                       {u"endpointUrl"_s,
+                        u"http://127.0.0.1:%1/receivers/ok?code=%2"_s.arg(port).arg(functionKey)},
+                       {u"deliveryAttributeMappings"_s,
+                        QJsonArray {header(u"X-Api-Key"_s, true), header(u"Authorization"_s, true),
+                                    header(u"X-Tenant"_s, false, u"contoso"_s)}}}}}},
+             {u"x-eventdesk"_s, QJsonObject {{u"validation"_s, false}}}}}};
+    const QJsonObject root {
+        {u"topics"_s,
+         QJsonArray {QJsonObject {{u"name"_s, u"orders"_s},
+                                  {u"eventSubscriptions"_s, QJsonArray {subscription}}}}},
+        {u"receivers"_s, QJsonArray {QJsonObject {{u"name"_s, u"ok"_s}, {u"status"_s, 200}}}}};
+    {
+        QFile file(directory.filePath(u"workspace.json"_s));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QJsonDocument(root).toJson());
+    }
+
+    MemorySecretStore store;
+    bool stored = false;
+    store.write(u"header/orders/to-ok/X-Api-Key"_s, apiKey,
+                [&stored](const Expected<void> &done) { stored = done.hasValue(); });
+    QVERIFY(stored);
+    store.write(u"header/orders/to-ok/Authorization"_s, bearer,
+                [&stored](const Expected<void> &done) { stored = done.hasValue(); });
+    QVERIFY(stored);
+    auto secrets = std::make_shared<SecretCache>(QList<SecretStore *> {&store});
+    QSignalSpy secretsLoaded(secrets.get(), &SecretCache::loaded);
+    secrets->load(Workspace::fromJson(QJsonDocument(root).toJson(), u"workspace.json"_s).value());
+    QTRY_COMPARE(secretsLoaded.size(), 1);
+
+    EngineHost host;
+    QSignalSpy started(&host, &EngineHost::started);
+    ReceiversView view(&host);
+    view.resize(1280, 720);
+    view.show();
+    auto *requestTable = view.findChild<QTableView *>(u"requestTable"_s);
+    auto *requestDetail = view.findChild<QPlainTextEdit *>(u"requestDetail"_s);
+    auto *reveal = view.findChild<QCheckBox *>(u"revealSecrets"_s);
+    QVERIFY(requestTable && requestDetail && reveal);
+    QVERIFY(!reveal->isChecked());
+
+    EngineHost::Config config;
+    config.workspaceDirectory = directory.path();
+    config.listenPort = port;
+    config.jitter = false;
+    config.secrets = secrets;
+    host.start(config);
+    QTRY_COMPARE(started.size(), 1);
+    QVERIFY2(started.at(0).at(0).toBool(), qPrintable(started.at(0).at(1).toString()));
+    bool published = false;
+    host.publish(u"orders"_s, events(1), "application/json",
+                 [&published](const PublishResult &) { published = true; });
+    QTRY_VERIFY(published);
+    const QAbstractItemModel *requests = requestTable->model();
+    QTRY_VERIFY(rowWithResponse(requests, u"200"_s) >= 0);
+    QTest::mouseClick(
+        requestTable->viewport(), Qt::LeftButton, {},
+        requestTable->visualRect(requests->index(rowWithResponse(requests, u"200"_s), 0)).center());
+    QTRY_VERIFY(requestDetail->toPlainText().contains(u"X-Tenant: contoso"_s));
+
+    // Masked: the values are not shown, nor is their length.
+    const QString mask = SecretStore::masked(u"x"_s);
+    QString shown = requestDetail->toPlainText();
+    QVERIFY2(shown.contains(u"X-Api-Key: "_s + mask + u'\n')
+                 && shown.contains(u"Authorization: "_s + mask + u'\n'),
+             qPrintable(shown));
+    QVERIFY2(shown.startsWith(u"POST /receivers/ok?code=***  ("_s), qPrintable(shown));
+    for (const QString &secret : {functionKey, apiKey, bearer})
+        QVERIFY2(!shown.contains(secret), qPrintable(secret));
+    // What is copied is what is shown.
+    requestDetail->selectAll();
+    requestDetail->copy();
+    const QString copied = QGuiApplication::clipboard()->text();
+    QVERIFY(copied.contains(u"X-Tenant: contoso"_s));
+    for (const QString &secret : {functionKey, apiKey, bearer})
+        QVERIFY2(!copied.contains(secret), qPrintable(copied));
+    QDir().mkpath(u"/tmp/eventdesk-shots"_s);
+    QVERIFY(view.grab().save(u"/tmp/eventdesk-shots/receivers-secrets-masked.png"_s));
+
+    // Revealed on request, for the selected request as it is shown.
+    // (On the box itself: the check box spans the pane's width, its text does not.)
+    const QPoint box(reveal->height() / 2, reveal->height() / 2);
+    QTest::mouseClick(reveal, Qt::LeftButton, {}, box);
+    QVERIFY(reveal->isChecked());
+    shown = requestDetail->toPlainText();
+    QVERIFY2(shown.contains(u"X-Api-Key: "_s + apiKey)
+                 && shown.contains(u"Authorization: "_s + bearer)
+                 && shown.contains(u"?code="_s + functionKey),
+             qPrintable(shown));
+    QVERIFY(view.grab().save(u"/tmp/eventdesk-shots/receivers-secrets-revealed.png"_s));
+
+    // And masked again.
+    QTest::mouseClick(reveal, Qt::LeftButton, {}, box);
+    QVERIFY(!reveal->isChecked());
+    QVERIFY(!requestDetail->toPlainText().contains(apiKey));
     host.stop();
 }
 

@@ -8,11 +8,13 @@
 
 #include "engine/Dispatcher.h"
 #include "engine/EndpointValidation.h"
+#include "io/ProvisioningFile.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QUrlQuery>
 #include <QtTest>
 
@@ -142,6 +144,7 @@ private Q_SLOTS:
     void saveWritesValidatedRecordsOnly();
     void failedSaveIsAStoreError();
     void validatedStateSurvivesARestart();
+    void endpointKeyInUrl_notKept_changedKeyAloneValidatesAgain();
 };
 
 void tst_EndpointValidation::eventGridHandshakeEchoedSucceeds()
@@ -697,6 +700,59 @@ void tst_EndpointValidation::validatedStateSurvivesARestart()
     QCOMPARE(awaiting.provisioningState(), ProvisioningState::Creating);
     QCOMPARE(restarted.network.sent.size(), 1);
     QCOMPARE(restarted.network.sent.at(0).request.url(), QUrl(u"http://receiver.test/awaiting"_s));
+}
+
+// An Azure Function's URL carries its key ("?code="). provisioning.json keeps a keyed hash of the
+// fingerprint instead of the URL: the same URL is still recognised after a restart, and a new key
+// alone - the masked URLs being equal - validates the endpoint again.
+void tst_EndpointValidation::endpointKeyInUrl_notKept_changedKeyAloneValidatesAgain()
+{
+    QTemporaryDir directory;
+    QVERIFY(directory.isValid());
+    const QString path = ProvisioningFile::defaultPath(directory.path());
+    const QString firstKey = u"FirstFunctionKey-0123456789abcdef"_s;
+    EventSubscription config = EngineUnitsFixture::webhook(u"function"_s);
+    config.endpointUrl = QUrl(u"http://receiver.test/api/hook?code="_s + firstKey);
+    {
+        ValidationBench first;
+        ProvisioningFile file(path);
+        first.validation.setStore(&file);
+        first.network.setAnswerResponder(echoingEndpoint);
+        QVERIFY(first.validation.loadRestored().hasValue());
+        Subscription &subscription = first.add(config);
+        first.validation.forgetRestored();
+        first.f.start();
+        first.f.settle();
+        QCOMPARE(subscription.provisioningState(), ProvisioningState::Succeeded);
+    }
+    QFile saved(path);
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    const QByteArray bytes = saved.readAll();
+    QVERIFY2(!bytes.contains(firstKey.toUtf8()), bytes.constData());
+    QVERIFY2(bytes.contains("http://receiver.test/api/hook?code=***|EventGridSchema|hmac-sha256:"),
+             bytes.constData());
+
+    const auto restart = [&path, &config](int *handshakes) {
+        ValidationBench restarted;
+        ProvisioningFile file(path);
+        restarted.validation.setStore(&file);
+        restarted.network.respondAlways(-int(QNetworkReply::ConnectionRefusedError));
+        if (!restarted.validation.loadRestored().hasValue())
+            return ProvisioningState::Failed;
+        Subscription &subscription = restarted.add(config);
+        restarted.validation.forgetRestored();
+        restarted.f.start();
+        restarted.f.settle();
+        *handshakes = int(restarted.handshakes().size());
+        return subscription.provisioningState();
+    };
+    int handshakes = -1;
+    QCOMPARE(restart(&handshakes), ProvisioningState::Succeeded); // same URL: recognised
+    QCOMPARE(handshakes, 0);
+
+    config.endpointUrl = QUrl(u"http://receiver.test/api/hook?code=SecondFunctionKey-0123456789"_s);
+    QCOMPARE(restart(&handshakes), ProvisioningState::Creating); // new key: validated again
+    QCOMPARE(handshakes, 1);
 }
 
 QTEST_GUILESS_MAIN(tst_EndpointValidation)
