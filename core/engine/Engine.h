@@ -6,7 +6,6 @@
 #include "EngineSnapshot.h"
 #include "EngineTypes.h"
 #include "Provisioning.h"
-#include "TopicResubmit.h"
 
 #include <QObject>
 #include <QUrl>

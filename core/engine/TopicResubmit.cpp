@@ -4,6 +4,7 @@
 #include "../model/EventSchema.h"
 #include "../rules/DeadLetterFormatter.h"
 #include "Clock.h"
+#include "EngineState.h"
 #include "Ingest.h"
 
 #include <QHash>
@@ -45,16 +46,6 @@ void TopicResubmitResult::add(const TopicResubmitResult &other)
         else
             same->deliveries += route.deliveries;
     }
-}
-
-qint64 TopicResubmitResult::deliveriesTo(const QString &topic, const QString &subscription) const
-{
-    for (const ResubmitRouteCount &route : routes) {
-        if (route.topic.compare(topic, Qt::CaseInsensitive) == 0
-            && route.subscription.compare(subscription, Qt::CaseInsensitive) == 0)
-            return route.deliveries;
-    }
-    return 0;
 }
 
 TopicResubmit::TopicResubmit(EngineState &state, Ingest &ingest)

@@ -1,43 +1,13 @@
 #pragma once
 
-#include "EngineState.h"
+#include "EngineTypes.h"
 
 #include <QList>
-#include <QString>
-#include <QStringList>
 
 namespace EventDesk {
 
 class Ingest;
-
-// Whether a resubmit through the topic changes anything, or only tells what it would do.
-enum class ResubmitRun { DryRun, Resubmit };
-
-// How many new deliveries a resubmit through the topic gives one subscription.
-struct ResubmitRouteCount
-{
-    QString topic;
-    QString subscription;
-    qint64 deliveries = 0;
-
-    friend bool operator==(const ResubmitRouteCount &, const ResubmitRouteCount &) = default;
-};
-
-// What a resubmit through the topic did, or (dry run) would do.
-struct TopicResubmitResult
-{
-    qint64 resubmitted = 0; // dead letters whose event went through its topic again
-    qint64 deliveriesCreated = 0;
-    // Dead letters that no current subscription's filter matches: they stay in the index.
-    qint64 unmatched = 0;
-    // Every enabled subscription of the topics involved, 0 included, in workspace order.
-    QList<ResubmitRouteCount> routes;
-    QStringList errors; // one per dead letter that could not be resubmitted, naming it
-
-    // Adds another chunk's result (the GUI runs a large selection in chunks).
-    void add(const TopicResubmitResult &other);
-    qint64 deliveriesTo(const QString &topic, const QString &subscription) const;
-};
+struct EngineState;
 
 // Resubmitting dead letters through their topic (PRODUCT.md, dead-letter browser): each event is
 // published to its topic again, so every current subscription's filter decides anew — one the
@@ -55,7 +25,8 @@ struct TopicResubmitResult
 // event whatever the destination, so a dead letter in an Azure Blob container is resubmitted
 // without reading its blob. The events, their deliveries, a resubmissions row per delivery (the
 // delivery log's trace back to the dead letter) and the removal of the dead letters' index rows
-// are stored in one transaction (DeliveryStore::insertResubmitted), per topic.
+// are stored in one transaction (DeliveryStore::insertResubmitted), per topic. The events count
+// as published to the topic in its metrics, as they went through it.
 class TopicResubmit
 {
 public:

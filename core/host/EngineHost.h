@@ -3,7 +3,6 @@
 #include "../Expected.h"
 #include "../engine/EngineSnapshot.h"
 #include "../engine/EngineTypes.h"
-#include "../engine/TopicResubmit.h"
 #include "../io/TestReceiverService.h"
 #include "../io/WorkspaceLock.h"
 #include "../model/Workspace.h"

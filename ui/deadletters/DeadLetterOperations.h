@@ -1,7 +1,7 @@
 #pragma once
 
 #include "DeadLetterModel.h"
-#include "engine/TopicResubmit.h"
+#include "engine/EngineTypes.h"
 
 #include <QList>
 #include <QObject>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "engine/TopicResubmit.h"
+#include "engine/EngineTypes.h"
 
 #include <QDialog>
 
@@ -15,7 +15,7 @@ namespace EventDesk::Ui {
 // the dead letters would go through their topic, which subscription would get how many
 // deliveries (those that would get none included: their filter no longer matches), how many
 // match no subscription and would stay, and what is wrong with the others, each named. Accepting
-// it resubmits them.
+// it resubmits them; after a canceled dry run it only shows the partial counts.
 class TopicResubmitDialog final : public QDialog
 {
     Q_OBJECT
