@@ -78,7 +78,8 @@ TopicResubmitDialog::TopicResubmitDialog(const TopicResubmitResult &dryRun, qint
     QStringList facts;
     facts << tr("%1 dead letters looked at.").arg(locale.toString(examined));
     if (canceled)
-        facts << tr("The dry run was canceled: the counts cover only these.");
+        facts << tr("The dry run was canceled: the counts cover only these. Run it to the end to "
+                    "resubmit.");
     if (dryRun.unmatched > 0) {
         facts << tr("%1 match no subscription now and would stay in the list.")
                      .arg(locale.toString(dryRun.unmatched));
@@ -102,8 +103,10 @@ TopicResubmitDialog::TopicResubmitDialog(const TopicResubmitResult &dryRun, qint
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
     m_resubmitButton = buttons->addButton(
         tr("Resubmit %1").arg(locale.toString(dryRun.resubmitted)), QDialogButtonBox::AcceptRole);
-    m_resubmitButton->setEnabled(dryRun.resubmitted > 0);
-    m_resubmitButton->setDefault(dryRun.resubmitted > 0);
+    // After a canceled dry run the counts do not say what a resubmit would do.
+    const bool offered = !canceled && dryRun.resubmitted > 0;
+    m_resubmitButton->setEnabled(offered);
+    m_resubmitButton->setDefault(offered);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 

@@ -314,7 +314,7 @@ void TestResubmitThroughTopic::dialogShowsWhatStaysAndWhy()
     dryRun.routes = {{u"orders"_s, u"billing"_s, 3}, {u"returns"_s, u"desk"_s, 0}};
     dryRun.errors = {u"dead letter 7 (event e7 of payments/ledger): Topic 'payments' does not "
                      "exist in this workspace."_s};
-    TopicResubmitDialog dialog(dryRun, 6, true);
+    TopicResubmitDialog dialog(dryRun, 6, false);
     dialog.show();
     QVERIFY(QTest::qWaitForWindowExposed(&dialog));
     // Two topics: each subscription is named with its topic.
@@ -324,13 +324,20 @@ void TestResubmitThroughTopic::dialogShowsWhatStaysAndWhy()
     const QList<QLabel *> labels = dialog.findChildren<QLabel *>();
     const bool factsShown = std::any_of(labels.cbegin(), labels.cend(), [](QLabel *label) {
         return label->text().contains(u"6 dead letters looked at."_s)
-            && label->text().contains(u"canceled"_s)
             && label->text().contains(u"2 match no subscription now"_s)
             && label->text().contains(u"1 cannot be resubmitted"_s);
     });
     QVERIFY(factsShown);
     QVERIFY(dialog.resubmitButton()->isEnabled());
     saveShot(&dialog, u"resubmit-through-topic-problems"_s);
+
+    // A canceled dry run shows its partial counts and offers no resubmit.
+    TopicResubmitDialog canceled(dryRun, 6, true);
+    QVERIFY(!canceled.resubmitButton()->isEnabled());
+    const QList<QLabel *> canceledLabels = canceled.findChildren<QLabel *>();
+    QVERIFY(std::any_of(canceledLabels.cbegin(), canceledLabels.cend(), [](QLabel *label) {
+        return label->text().contains(u"The dry run was canceled"_s);
+    }));
 
     // Nothing to resubmit: the button says so by being disabled.
     TopicResubmitResult nothing;
