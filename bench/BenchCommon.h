@@ -76,6 +76,41 @@ inline void runEventLoop(int ms)
     loop.exec();
 }
 
+// The longest gap between two ticks of a 1 ms timer, minus the 1 ms interval.
+class LagProbe
+{
+public:
+    LagProbe()
+    {
+        m_timer.setTimerType(Qt::PreciseTimer);
+        m_timer.setInterval(1);
+        QObject::connect(&m_timer, &QTimer::timeout, &m_timer, [this] {
+            const qint64 now = m_clock.nsecsElapsed();
+            if (m_last >= 0)
+                m_maxGapNs = std::max(m_maxGapNs, now - m_last);
+            m_last = now;
+        });
+    }
+    void start()
+    {
+        m_maxGapNs = 0;
+        m_last = -1;
+        m_clock.start();
+        m_timer.start();
+    }
+    double stopMs()
+    {
+        m_timer.stop();
+        return std::max(0.0, double(m_maxGapNs) / 1e6 - 1.0);
+    }
+
+private:
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    qint64 m_last = -1;
+    qint64 m_maxGapNs = 0;
+};
+
 inline QString number(double value, int decimals = 0)
 {
     return QString::number(value, 'f', decimals);

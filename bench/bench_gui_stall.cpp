@@ -10,48 +10,8 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTemporaryDir>
-#include <QTimer>
 
 using namespace Qt::StringLiterals;
-
-namespace {
-
-// The longest gap between two ticks of a 1 ms timer, minus the 1 ms interval.
-class LagProbe
-{
-public:
-    LagProbe()
-    {
-        m_timer.setTimerType(Qt::PreciseTimer);
-        m_timer.setInterval(1);
-        QObject::connect(&m_timer, &QTimer::timeout, &m_timer, [this] {
-            const qint64 now = m_clock.nsecsElapsed();
-            if (m_last >= 0)
-                m_maxGapNs = std::max(m_maxGapNs, now - m_last);
-            m_last = now;
-        });
-    }
-    void start()
-    {
-        m_maxGapNs = 0;
-        m_last = -1;
-        m_clock.start();
-        m_timer.start();
-    }
-    double stopMs()
-    {
-        m_timer.stop();
-        return std::max(0.0, double(m_maxGapNs) / 1e6 - 1.0);
-    }
-
-private:
-    QTimer m_timer;
-    QElapsedTimer m_clock;
-    qint64 m_last = -1;
-    qint64 m_maxGapNs = 0;
-};
-
-} // namespace
 
 int main(int argc, char **argv)
 {
@@ -94,7 +54,7 @@ int main(int argc, char **argv)
                      [&](const EventDesk::EngineSnapshot &snapshot) { delivered = Bench::deliveredTotal(snapshot); });
     Bench::runEventLoop(500);
 
-    LagProbe probe;
+    Bench::LagProbe probe;
     probe.start();
     Bench::runEventLoop(3000);
     const double idleStall = probe.stopMs();

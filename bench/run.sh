@@ -13,7 +13,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 bin="$build/bench"
-all_programs=(bench_delivery bench_publish bench_backlog bench_deadletters bench_gui_stall)
+all_programs=(bench_delivery bench_publish bench_backlog bench_deadletters bench_gui_stall bench_resubmit_topic)
 programs=("${@:2}")
 [[ ${#programs[@]} -gt 0 ]] || programs=("${all_programs[@]}")
 for program in "${programs[@]}"; do
@@ -103,6 +103,7 @@ for program in "${programs[@]}"; do
     bench_backlog) run "$bin/bench_backlog" ;;
     bench_deadletters) run "$bin/bench_deadletters" ;;
     bench_gui_stall) run "$bin/bench_gui_stall" --port "$port" --requests 10000 ;;
+    bench_resubmit_topic) run "$bin/bench_resubmit_topic" --port "$port" ;;
     esac
 done
 

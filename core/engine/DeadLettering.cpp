@@ -179,6 +179,7 @@ ResubmitResult DeadLettering::resubmit(const QList<qint64> &deadLetterIds)
     QList<DeliveryRecord> records;
     QList<Subscription *> owners;
     QList<qint64> resubmittedIds;
+    QList<const DeadLetterEntry *> sources;
     qint64 seq = 0;
     qint64 deliveryId = 0;
     for (const DeadLetterEntry &entry : std::as_const(entries.value())) {
@@ -210,6 +211,7 @@ ResubmitResult DeadLettering::resubmit(const QList<qint64> &deadLetterIds)
         records.append(record);
         owners.append(subscription);
         resubmittedIds.append(entry.id);
+        sources.append(&entry);
     }
     if (events.isEmpty())
         return result;
@@ -221,12 +223,31 @@ ResubmitResult DeadLettering::resubmit(const QList<qint64> &deadLetterIds)
         records[i].eventSeq += firstSeq;
         records[i].id += firstDeliveryId;
     }
-    if (auto stored = m_state.store->insertPublished(events, records); !stored) {
+    // One transaction: the events and deliveries, their trace back to the dead letters, and the
+    // dead letters' removal from the index.
+    QList<ResubmissionEntry> resubmissions;
+    resubmissions.reserve(events.size());
+    for (qsizetype i = 0; i < events.size(); ++i) {
+        const DeadLetterEntry &entry = *sources.at(i);
+        ResubmissionEntry resubmission;
+        resubmission.timeMs = now;
+        resubmission.deadLetterId = entry.id;
+        resubmission.eventId = entry.eventId;
+        resubmission.topic = records.at(i).topic;
+        resubmission.fromSubscription = entry.subscription;
+        resubmission.reason = entry.reason;
+        resubmission.deadLetteredMs = entry.deadLetteredMs;
+        resubmission.toSubscription = records.at(i).subscription;
+        resubmission.deliveryId = records.at(i).id;
+        resubmission.route = ResubmitRoute::ToSubscription;
+        resubmissions.append(resubmission);
+    }
+    if (auto stored
+        = m_state.store->insertResubmitted(events, records, resubmissions, resubmittedIds);
+        !stored) {
         result.errors.append(stored.error());
         return result;
     }
-    if (auto removed = m_state.store->removeDeadLetters(resubmittedIds); !removed)
-        result.errors.append(removed.error());
 
     QSet<Subscription *> touched;
     for (qsizetype i = 0; i < events.size(); ++i) {

@@ -27,8 +27,8 @@ public:
     qint64 attentionMs(Subscription &subscription);
 
     // Resubmitted events keep their id and start with a fresh attempt count and a fresh time to
-    // live; stored first, removed from the index second: a crash in between duplicates, never
-    // loses.
+    // live; stored with their trace back to the dead letter (ResubmissionEntry) and the removal
+    // from the index in one transaction.
     ResubmitResult resubmit(const QList<qint64> &deadLetterIds);
     ResubmitResult resubmit(const DeadLetterQuery &query);
 

@@ -11,6 +11,7 @@
 #include "EngineState.h"
 #include "Ingest.h"
 #include "OutcomeHandler.h"
+#include "TopicResubmit.h"
 
 #include <QElapsedTimer>
 #include <QSet>
@@ -30,6 +31,7 @@ struct Engine::Units
         , deadLettering(state, signals, commits, scheduler, outcomes, deadLetterSink)
         , validation(state, signals, scheduler, outcomes, network)
         , ingest(state, signals, scheduler, outcomes)
+        , topicResubmit(state, ingest)
     {
     }
 
@@ -50,7 +52,8 @@ struct Engine::Units
     Dispatcher dispatcher;
     DeadLettering deadLettering;
     EndpointValidation validation;
-    Ingest ingest; // last, so destroyed first: it waits for its parser threads
+    Ingest ingest; // after the units it uses, so destroyed before them: it waits for its parsers
+    TopicResubmit topicResubmit; // holds no state of its own
 };
 
 Engine::Engine(Clock *clock, QNetworkAccessManager *network, DeliveryStore *store,
@@ -398,6 +401,13 @@ ResubmitResult Engine::resubmitDeadLetters(const DeadLetterQuery &query)
 {
     const StateLock lock(m_units->state.lock);
     return m_units->deadLettering.resubmit(query);
+}
+
+TopicResubmitResult Engine::resubmitThroughTopic(const QList<qint64> &deadLetterIds,
+                                                 ResubmitRun mode)
+{
+    const StateLock lock(m_units->state.lock);
+    return m_units->topicResubmit.run(deadLetterIds, mode);
 }
 
 ManualValidationResult Engine::completeManualValidation(const QString &topic,

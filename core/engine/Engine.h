@@ -102,6 +102,10 @@ public:
     // attempt count and a fresh time to live.
     ResubmitResult resubmitDeadLetters(const QList<qint64> &deadLetterIds);
     ResubmitResult resubmitDeadLetters(const DeadLetterQuery &query);
+    // Resubmits dead letters through their topic, where every current subscription's filter
+    // decides again, or (ResubmitRun::DryRun) only counts where they would go. TopicResubmit
+    // says what the resubmitted event is and how errors are reported.
+    TopicResubmitResult resubmitThroughTopic(const QList<qint64> &deadLetterIds, ResubmitRun mode);
 
     // Endpoint validation (Event Grid's handshake when a webhook subscription is created).
     // Provisioning records are loaded from / saved to this store (optional; set before start()).

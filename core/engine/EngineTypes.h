@@ -78,4 +78,33 @@ struct ResubmitResult
     QStringList errors; // one per dead letter that could not be resubmitted
 };
 
+// Whether a resubmit through the topic changes anything, or only tells what it would do.
+enum class ResubmitRun { DryRun, Resubmit };
+
+// How many new deliveries a resubmit through the topic gives one subscription.
+struct ResubmitRouteCount
+{
+    QString topic;
+    QString subscription;
+    qint64 deliveries = 0;
+
+    friend bool operator==(const ResubmitRouteCount &, const ResubmitRouteCount &) = default;
+};
+
+// What a resubmit through the topic did, or (dry run) would do.
+struct TopicResubmitResult
+{
+    qint64 resubmitted = 0; // dead letters whose event went through its topic again
+    qint64 deliveriesCreated = 0;
+    // Dead letters that no current subscription's filter matches: they stay in the index.
+    qint64 unmatched = 0;
+    // Every enabled subscription of the topics involved, 0 included, in workspace order.
+    QList<ResubmitRouteCount> routes;
+    QStringList errors; // one per dead letter that could not be resubmitted, naming it
+
+    // Adds another chunk's result (the GUI runs a large selection in chunks). Defined with the
+    // unit that produces it, TopicResubmit.
+    void add(const TopicResubmitResult &other);
+};
+
 } // namespace EventDesk

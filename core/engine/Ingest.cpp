@@ -166,6 +166,18 @@ PublishResult Ingest::publishParsed(const PublishTicket &ticket, PublishParseRes
     return adopt(ticket, std::move(rows));
 }
 
+QVarLengthArray<int, 16> Ingest::matchingTargets(const PublishTicket &ticket,
+                                                 const PublishedEvent &event)
+{
+    QVarLengthArray<int, 16> matching;
+    for (int i = 0; i < ticket.targets.size(); ++i) {
+        if (FilterEvaluator::matches(ticket.targets.at(i).filter, event.eventType, event.subject,
+                                     event.filterView))
+            matching.append(i);
+    }
+    return matching;
+}
+
 Ingest::Rows Ingest::buildRows(const PublishTicket &ticket, const PublishParseResult &parsed)
 {
     Rows rows;
@@ -183,13 +195,9 @@ Ingest::Rows Ingest::buildRows(const PublishTicket &ticket, const PublishParseRe
         event.eventTime = published.eventTime;
         event.publishMs = now;
         event.body = published.body;
-        bool matched = false;
-        for (int i = 0; i < ticket.targets.size(); ++i) {
+        const QVarLengthArray<int, 16> targets = matchingTargets(ticket, published);
+        for (const int i : targets) {
             const PublishTarget &target = ticket.targets.at(i);
-            if (!FilterEvaluator::matches(target.filter, published.eventType, published.subject,
-                                          published.filterView))
-                continue;
-            matched = true;
             DeliveryRecord record;
             record.eventSeq = event.seq;
             record.topic = target.topic;
@@ -200,7 +208,7 @@ Ingest::Rows Ingest::buildRows(const PublishTicket &ticket, const PublishParseRe
             rows.records.append(record);
             rows.recordTarget.append(i);
         }
-        if (!matched)
+        if (targets.isEmpty())
             ++rows.unmatched;
         rows.events.append(std::move(event));
     }

@@ -4,6 +4,7 @@
 #include "EngineTypes.h"
 
 #include <QThreadPool>
+#include <QVarLengthArray>
 
 #include <functional>
 
@@ -37,11 +38,6 @@ public:
     static PublishParseResult parse(const PublishTicket &ticket);
     PublishResult publishParsed(const PublishTicket &ticket, PublishParseResult parsed);
 
-    // Shutdown: publishes being stored on parser threads finish first; their deliveries stay
-    // pending in the store (the engine no longer adopts them) and are sent after a restart.
-    void waitForParsers() { m_parsers.waitForDone(); }
-
-private:
     // The rows of an accepted publish request: its events, and a delivery for every target
     // whose filter an event matches (recordTarget: index into the ticket's targets).
     struct Rows
@@ -51,10 +47,22 @@ private:
         QList<int> recordTarget;
         quint64 unmatched = 0;
     };
-    // Thread-safe: reads only the ticket and reserves ids.
+    // The ticket's targets (indexes) whose filters the event matches, in their order (SPEC §1: a
+    // delivery per matching subscription). The one place an event meets the filters: a publish,
+    // and a resubmit through the topic and its dry run (TopicResubmit), decide alike.
+    static QVarLengthArray<int, 16> matchingTargets(const PublishTicket &ticket,
+                                                    const PublishedEvent &event);
+    // Thread-safe: reads only the ticket and reserves ids. The events' publish time is the
+    // ticket's nowMs.
     Rows buildRows(const PublishTicket &ticket, const PublishParseResult &parsed);
     // Under the lock, after the rows were committed: counters, deliveries, scheduling.
     PublishResult adopt(const PublishTicket &ticket, Rows rows);
+
+    // Shutdown: publishes being stored on parser threads finish first; their deliveries stay
+    // pending in the store (the engine no longer adopts them) and are sent after a restart.
+    void waitForParsers() { m_parsers.waitForDone(); }
+
+private:
     PublishResult storeFailed(const PublishTicket &ticket, const QString &error);
 
     EngineState &m_state;

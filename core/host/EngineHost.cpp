@@ -233,6 +233,18 @@ void EngineHost::resubmitDeadLetters(const DeadLetterQuery &query,
                          std::move(done), ResubmitResult {0, {notRunning()}});
 }
 
+void EngineHost::resubmitThroughTopic(const QList<qint64> &ids, ResubmitRun mode,
+                                      std::function<void(const TopicResubmitResult &)> done)
+{
+    TopicResubmitResult stopped;
+    stopped.errors.append(notRunning());
+    call<TopicResubmitResult>(
+        [ids, mode](EngineWorker &worker, auto reply) {
+            reply(worker.engine().resubmitThroughTopic(ids, mode));
+        },
+        std::move(done), stopped);
+}
+
 void EngineHost::removeDeadLetters(const QList<qint64> &ids,
                                    std::function<void(const Expected<void> &)> done)
 {

@@ -73,6 +73,9 @@ public:
                              std::function<void(const ResubmitResult &)> done);
     void resubmitDeadLetters(const DeadLetterQuery &query,
                              std::function<void(const ResubmitResult &)> done);
+    // See Engine::resubmitThroughTopic.
+    void resubmitThroughTopic(const QList<qint64> &ids, ResubmitRun mode,
+                              std::function<void(const TopicResubmitResult &)> done);
     void removeDeadLetters(const QList<qint64> &ids,
                            std::function<void(const Expected<void> &)> done);
     // Test receivers: the requests a receiver recorded with a sequence number above afterSequence

@@ -96,4 +96,36 @@ QByteArray deadLettersOfEventSql()
         + " FROM dead_letters WHERE event_id = ? ORDER BY id"_ba;
 }
 
+void bindResubmission(SqliteStatement &statement, const ResubmissionEntry &entry)
+{
+    statement.bindAll(entry.timeMs, entry.deadLetterId, entry.eventId, entry.topic,
+                      entry.fromSubscription, static_cast<int>(entry.reason), entry.deadLetteredMs,
+                      entry.toSubscription, entry.deliveryId, static_cast<int>(entry.route));
+}
+
+ResubmissionEntry readResubmission(const SqliteStatement &row)
+{
+    ResubmissionEntry entry;
+    entry.id = row.columnInt64(0);
+    entry.timeMs = row.columnInt64(1);
+    entry.deadLetterId = row.columnInt64(2);
+    entry.eventId = row.columnText(3);
+    entry.topic = row.columnText(4);
+    entry.fromSubscription = row.columnText(5);
+    entry.reason = static_cast<DeadLetterReason>(row.columnInt(6));
+    entry.deadLetteredMs = row.columnInt64(7);
+    entry.toSubscription = row.columnText(8);
+    entry.deliveryId = row.columnInt64(9);
+    entry.route = row.columnInt(10) == int(ResubmitRoute::ToSubscription)
+        ? ResubmitRoute::ToSubscription
+        : ResubmitRoute::ThroughTopic;
+    return entry;
+}
+
+QByteArray resubmissionsOfEventSql()
+{
+    return "SELECT "_ba + ResubmissionColumns
+        + " FROM resubmissions WHERE event_id = ? ORDER BY id"_ba;
+}
+
 } // namespace EventDesk

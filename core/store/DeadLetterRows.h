@@ -61,4 +61,17 @@ QByteArray deadLetterCountSql(const SqlConditions &conditions);
 // The dead letters of one event id (the parameter), oldest first: the event inspector's history.
 QByteArray deadLettersOfEventSql();
 
+// The resubmissions table (ResubmissionEntry): how a row is written and read, and the rows of one
+// event id (the parameter), oldest first, for the event inspector's history.
+inline constexpr char InsertResubmissionSql[]
+    = "INSERT INTO resubmissions (time_ms, dead_letter_id, event_id, topic, from_subscription,"
+      " reason, dead_lettered_ms, to_subscription, delivery_id, route)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+void bindResubmission(SqliteStatement &statement, const ResubmissionEntry &entry);
+inline constexpr char ResubmissionColumns[]
+    = "id, time_ms, dead_letter_id, event_id, topic, from_subscription, reason, dead_lettered_ms,"
+      " to_subscription, delivery_id, route";
+ResubmissionEntry readResubmission(const SqliteStatement &row);
+QByteArray resubmissionsOfEventSql();
+
 } // namespace EventDesk

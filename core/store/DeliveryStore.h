@@ -80,6 +80,27 @@ struct DeadLetterEntry
     QByteArray eventBody; // StoredEvent::body
 };
 
+// How a dead letter was resubmitted: to the subscription it died in, or through its topic, where
+// every current subscription's filter decides again.
+enum class ResubmitRoute { ToSubscription = 0, ThroughTopic = 1 };
+
+// One delivery created by resubmitting a dead letter: the trace from the new delivery back to
+// the dead letter (whose index row is gone), for the event inspector's timeline.
+struct ResubmissionEntry
+{
+    qint64 id = 0; // assigned by the store on insert
+    qint64 timeMs = 0; // when it was resubmitted
+    qint64 deadLetterId = 0;
+    QString eventId;
+    QString topic;
+    QString fromSubscription; // the subscription the event was dead-lettered in
+    DeadLetterReason reason = DeadLetterReason::None; // why it was dead-lettered
+    qint64 deadLetteredMs = 0;
+    QString toSubscription; // the subscription of the new delivery
+    qint64 deliveryId = 0;
+    ResubmitRoute route = ResubmitRoute::ThroughTopic;
+};
+
 struct DroppedEntry
 {
     QString topic;
@@ -205,6 +226,15 @@ public:
     virtual Expected<QList<DeadLetterEntry>> deadLettersById(const QList<qint64> &ids) = 0;
     virtual Expected<qint64> countDeadLetters(const DeadLetterQuery &query) = 0;
     virtual Expected<void> removeDeadLetters(const QList<qint64> &ids) = 0;
+    // Dead letters resubmitted, in ONE transaction: the events and their new deliveries stored as
+    // insertPublished() stores them, a resubmissions row per new delivery, and the dead letters'
+    // index rows removed. Nothing changes when it fails, so a dead letter has left the index
+    // exactly when its event was resubmitted.
+    virtual Expected<void> insertResubmitted(const QList<StoredEvent> &events,
+                                             const QList<DeliveryRecord> &deliveries,
+                                             const QList<ResubmissionEntry> &resubmissions,
+                                             const QList<qint64> &deadLetterIds)
+        = 0;
 
     virtual Expected<QList<DroppedEntry>> droppedDeliveries(int limit) = 0;
     virtual Expected<QList<AttemptLogEntry>> attemptLog(int limit) = 0; // newest first

@@ -45,6 +45,10 @@ public:
     Expected<QList<DeadLetterEntry>> deadLettersById(const QList<qint64> &ids) override;
     Expected<qint64> countDeadLetters(const DeadLetterQuery &query) override;
     Expected<void> removeDeadLetters(const QList<qint64> &ids) override;
+    Expected<void> insertResubmitted(const QList<StoredEvent> &events,
+                                     const QList<DeliveryRecord> &deliveries,
+                                     const QList<ResubmissionEntry> &resubmissions,
+                                     const QList<qint64> &deadLetterIds) override;
     Expected<QList<DroppedEntry>> droppedDeliveries(int limit) override;
     Expected<QList<AttemptLogEntry>> attemptLog(int limit) override;
 

@@ -70,6 +70,19 @@ Expected<void> SqliteStoreState::migrateFromVersion1()
     return {};
 }
 
+// Version 3 adds the resubmissions table: where a resubmitted event's new deliveries came from.
+// Nothing of version 2 changes.
+Expected<void> SqliteStoreState::migrateFromVersion2()
+{
+    using namespace StoreSchema;
+    const QString what = u"upgrade the store from schema version 2"_s;
+    for (const char *sql : {CreateResubmissions, CreateResubmissionsByEvent}) {
+        if (auto done = runOnce(QByteArray(sql), what); !done)
+            return done;
+    }
+    return {};
+}
+
 Expected<void> SqliteStoreState::migrate(qint64 fromVersion)
 {
     const QString what = u"upgrade the store from schema version %1 to %2"_s.arg(fromVersion)
@@ -79,6 +92,8 @@ Expected<void> SqliteStoreState::migrate(qint64 fromVersion)
             Expected<void> migrated = Error(u"no migration from version %1"_s.arg(version));
             if (version == 1)
                 migrated = migrateFromVersion1();
+            else if (version == 2)
+                migrated = migrateFromVersion2();
             if (!migrated)
                 return migrated;
         }

@@ -39,6 +39,8 @@ QList<QByteArray> createStoreStatements()
         CreateAttemptLog,
         CreateAttemptEvents,
         CreateProbation,
+        CreateResubmissions,
+        CreateResubmissionsByEvent,
         "PRAGMA application_id = "_ba + QByteArray::number(StoreApplicationId),
         "PRAGMA user_version = "_ba + QByteArray::number(StoreSchemaVersion),
     };

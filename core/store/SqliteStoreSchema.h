@@ -24,8 +24,10 @@ class SqliteStatement;
 inline constexpr int StoreApplicationId = 0x45764b64;
 // PRAGMA user_version of the schema this build writes and reads. Version 1 kept the event ids of
 // an attempt comma-joined in attempt_log.event_ids and had no indexes for most filters of the
-// dead-letter browser; SqliteDeliveryStore migrates such a store when it opens it.
-inline constexpr int StoreSchemaVersion = 2;
+// dead-letter browser; version 2 had no resubmissions table (the trace from a resubmitted
+// event's new deliveries back to its dead letter). SqliteDeliveryStore migrates such a store
+// when it opens it.
+inline constexpr int StoreSchemaVersion = 3;
 // The oldest user_version SqliteDeliveryStore can migrate to StoreSchemaVersion.
 inline constexpr int OldestMigratableSchemaVersion = 1;
 
@@ -106,6 +108,15 @@ inline constexpr char CreateAttemptLog[]
 inline constexpr char CreateAttemptEvents[]
     = "CREATE TABLE attempt_events (attempt_id INTEGER NOT NULL, position INTEGER NOT NULL,"
       " event_id TEXT NOT NULL, PRIMARY KEY (attempt_id, position)) WITHOUT ROWID";
+// One row per delivery created by resubmitting a dead letter (ResubmissionEntry): the dead letter's
+// index row leaves the table, and this row keeps where the new delivery came from. Read by event
+// id (the event keeps its id), for the event inspector's timeline.
+inline constexpr char CreateResubmissions[]
+    = "CREATE TABLE resubmissions (id INTEGER PRIMARY KEY AUTOINCREMENT, time_ms INTEGER,"
+      " dead_letter_id INTEGER, event_id TEXT, topic TEXT, from_subscription TEXT, reason INTEGER,"
+      " dead_lettered_ms INTEGER, to_subscription TEXT, delivery_id INTEGER, route INTEGER)";
+inline constexpr char CreateResubmissionsByEvent[]
+    = "CREATE INDEX resubmissions_by_event ON resubmissions (event_id)";
 inline constexpr char CreateProbation[]
     = "CREATE TABLE probation (topic TEXT, subscription TEXT, state INTEGER, cause INTEGER,"
       " until_ms INTEGER, duration_ms INTEGER, failures INTEGER,"

@@ -182,6 +182,9 @@ struct SqliteStoreState
     void rollback();
 
     // Write path (SqliteStoreWrites.cpp).
+    // The rows of insertPublished(), in the caller's transaction.
+    Expected<void> insertPublishedRows(const QList<StoredEvent> &events,
+                                       const QList<DeliveryRecord> &deliveries);
     Expected<void> removeFinished(const QList<FinishedDelivery> &finished);
     Expected<void> writeAttempts(const QList<AttemptLogEntry> &attempts);
     // The rows of attempt_events of one attempt (also used by the migration).
@@ -198,6 +201,7 @@ struct SqliteStoreState
     // in one transaction.
     Expected<void> migrate(qint64 fromVersion);
     Expected<void> migrateFromVersion1();
+    Expected<void> migrateFromVersion2();
 
     QString filePath;
     sqlite3 *database = nullptr;

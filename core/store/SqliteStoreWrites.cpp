@@ -134,6 +134,65 @@ Expected<void> SqliteStoreState::insertAttemptEvents(qint64 attemptId,
     return {};
 }
 
+Expected<void> SqliteStoreState::insertPublishedRows(const QList<StoredEvent> &events,
+                                                     const QList<DeliveryRecord> &deliveries)
+{
+    QString errorText;
+    SqliteStatement *insertEvent
+        = statement("INSERT INTO events (seq, topic, event_id, event_type, subject,"
+                    " data_version, event_time, publish_ms, body)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"_ba,
+                    &errorText);
+    SqliteStatement *insertDelivery = insertEvent
+        ? statement("INSERT INTO deliveries (id, event_seq, topic,"
+                    " subscription, state, attempts, due_ms, publish_ms,"
+                    " last_outcome, last_http_status, last_attempt_ms, reason,"
+                    " dl_unavailable_since_ms)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_ba,
+                    &errorText)
+        : nullptr;
+    SqliteStatement *raiseMaximum = insertDelivery
+        ? statement("UPDATE meta SET value = max(value, ?) WHERE key = ?"_ba, &errorText)
+        : nullptr;
+    if (!raiseMaximum)
+        return error(u"prepare storing published events: %1"_s.arg(errorText));
+
+    qint64 maxSeq = 0;
+    for (const StoredEvent &event : events) {
+        insertEvent->bindAll(event.seq, event.topic, event.id, event.eventType, event.subject,
+                             event.dataVersion, event.eventTime, event.publishMs, event.body);
+        if (!insertEvent->execute()) {
+            return sqlError(u"store event %1 (seq %2)"_s.arg(event.id).arg(event.seq),
+                            insertEvent->errorText());
+        }
+        maxSeq = std::max(maxSeq, event.seq);
+    }
+    qint64 maxDeliveryId = 0;
+    for (const DeliveryRecord &delivery : deliveries) {
+        insertDelivery->bindAll(
+            delivery.id, delivery.eventSeq, delivery.topic, delivery.subscription,
+            static_cast<int>(delivery.state), delivery.attempts, delivery.dueMs, delivery.publishMs,
+            static_cast<int>(delivery.lastOutcome), delivery.lastHttpStatus, delivery.lastAttemptMs,
+            static_cast<int>(delivery.reason), delivery.deadLetterUnavailableSinceMs);
+        if (!insertDelivery->execute()) {
+            return sqlError(u"store delivery %1 (event seq %2, subscription %3)"_s.arg(delivery.id)
+                                .arg(delivery.eventSeq)
+                                .arg(delivery.subscription),
+                            insertDelivery->errorText());
+        }
+        maxDeliveryId = std::max(maxDeliveryId, delivery.id);
+    }
+    raiseMaximum->bindAll(maxSeq, SqliteStoreState::maxEventSeqKey());
+    bool raised = raiseMaximum->execute();
+    if (raised) {
+        raiseMaximum->bindAll(maxDeliveryId, SqliteStoreState::maxDeliveryIdKey());
+        raised = raiseMaximum->execute();
+    }
+    if (!raised)
+        return sqlError(u"record the highest ids"_s, raiseMaximum->errorText());
+    return {};
+}
+
 Expected<void> SqliteDeliveryStore::insertPublished(const QList<StoredEvent> &events,
                                                     const QList<DeliveryRecord> &deliveries)
 {
@@ -145,64 +204,7 @@ Expected<void> SqliteDeliveryStore::insertPublished(const QList<StoredEvent> &ev
     const QString what = u"store %1 published events"_s.arg(events.size());
     // SPEC D1: the publish is acknowledged only after this transaction commits, and a failure
     // leaves nothing behind.
-    return d->inTransaction(what, [&]() -> Expected<void> {
-        QString errorText;
-        SqliteStatement *insertEvent
-            = d->statement("INSERT INTO events (seq, topic, event_id, event_type, subject,"
-                           " data_version, event_time, publish_ms, body)"
-                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"_ba,
-                           &errorText);
-        SqliteStatement *insertDelivery = insertEvent
-            ? d->statement("INSERT INTO deliveries (id, event_seq, topic,"
-                           " subscription, state, attempts, due_ms, publish_ms,"
-                           " last_outcome, last_http_status, last_attempt_ms, reason,"
-                           " dl_unavailable_since_ms)"
-                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_ba,
-                           &errorText)
-            : nullptr;
-        SqliteStatement *raiseMaximum = insertDelivery
-            ? d->statement("UPDATE meta SET value = max(value, ?) WHERE key = ?"_ba, &errorText)
-            : nullptr;
-        if (!raiseMaximum)
-            return d->error(u"prepare storing published events: %1"_s.arg(errorText));
-
-        qint64 maxSeq = 0;
-        for (const StoredEvent &event : events) {
-            insertEvent->bindAll(event.seq, event.topic, event.id, event.eventType, event.subject,
-                                 event.dataVersion, event.eventTime, event.publishMs, event.body);
-            if (!insertEvent->execute()) {
-                return d->sqlError(u"store event %1 (seq %2)"_s.arg(event.id).arg(event.seq),
-                                   insertEvent->errorText());
-            }
-            maxSeq = std::max(maxSeq, event.seq);
-        }
-        qint64 maxDeliveryId = 0;
-        for (const DeliveryRecord &delivery : deliveries) {
-            insertDelivery->bindAll(delivery.id, delivery.eventSeq, delivery.topic,
-                                    delivery.subscription, static_cast<int>(delivery.state),
-                                    delivery.attempts, delivery.dueMs, delivery.publishMs,
-                                    static_cast<int>(delivery.lastOutcome), delivery.lastHttpStatus,
-                                    delivery.lastAttemptMs, static_cast<int>(delivery.reason),
-                                    delivery.deadLetterUnavailableSinceMs);
-            if (!insertDelivery->execute()) {
-                return d->sqlError(
-                    u"store delivery %1 (event seq %2, subscription %3)"_s.arg(delivery.id)
-                        .arg(delivery.eventSeq)
-                        .arg(delivery.subscription),
-                    insertDelivery->errorText());
-            }
-            maxDeliveryId = std::max(maxDeliveryId, delivery.id);
-        }
-        raiseMaximum->bindAll(maxSeq, SqliteStoreState::maxEventSeqKey());
-        bool raised = raiseMaximum->execute();
-        if (raised) {
-            raiseMaximum->bindAll(maxDeliveryId, SqliteStoreState::maxDeliveryIdKey());
-            raised = raiseMaximum->execute();
-        }
-        if (!raised)
-            return d->sqlError(u"record the highest ids"_s, raiseMaximum->errorText());
-        return {};
-    });
+    return d->inTransaction(what, [&] { return d->insertPublishedRows(events, deliveries); });
 }
 
 Expected<void> SqliteDeliveryStore::commit(const StoreBatch &batch)
@@ -314,6 +316,44 @@ Expected<void> SqliteDeliveryStore::removeDeadLetters(const QList<qint64> &ids)
         if (!remove)
             return d->error(u"prepare removing dead letters: %1"_s.arg(errorText));
         for (const qint64 id : ids) {
+            remove->bind(1, id);
+            if (!remove->execute())
+                return d->sqlError(u"remove dead letter %1"_s.arg(id), remove->errorText());
+        }
+        return {};
+    });
+}
+
+Expected<void> SqliteDeliveryStore::insertResubmitted(const QList<StoredEvent> &events,
+                                                      const QList<DeliveryRecord> &deliveries,
+                                                      const QList<ResubmissionEntry> &resubmissions,
+                                                      const QList<qint64> &deadLetterIds)
+{
+    const std::lock_guard lock(d->mutex);
+    if (!d->database)
+        return d->notOpen();
+    if (events.isEmpty() && deadLetterIds.isEmpty())
+        return {};
+    const QString what = u"resubmit %1 dead letters"_s.arg(deadLetterIds.size());
+    return d->inTransaction(what, [&]() -> Expected<void> {
+        if (auto stored = d->insertPublishedRows(events, deliveries); !stored)
+            return stored;
+        QString errorText;
+        SqliteStatement *insert = d->statement(InsertResubmissionSql, &errorText);
+        SqliteStatement *remove = insert
+            ? d->statement("DELETE FROM dead_letters WHERE id = ?"_ba, &errorText)
+            : nullptr;
+        if (!remove)
+            return d->error(u"prepare resubmitting dead letters: %1"_s.arg(errorText));
+        for (const ResubmissionEntry &entry : resubmissions) {
+            bindResubmission(*insert, entry);
+            if (!insert->execute()) {
+                return d->sqlError(
+                    u"record the resubmission of dead letter %1"_s.arg(entry.deadLetterId),
+                    insert->errorText());
+            }
+        }
+        for (const qint64 id : deadLetterIds) {
             remove->bind(1, id);
             if (!remove->execute())
                 return d->sqlError(u"remove dead letter %1"_s.arg(id), remove->errorText());

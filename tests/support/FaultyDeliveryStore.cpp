@@ -111,6 +111,16 @@ Expected<void> FaultyDeliveryStore::removeDeadLetters(const QList<qint64> &ids)
     return m_inner->removeDeadLetters(ids);
 }
 
+Expected<void> FaultyDeliveryStore::insertResubmitted(const QList<StoredEvent> &events,
+                                                      const QList<DeliveryRecord> &deliveries,
+                                                      const QList<ResubmissionEntry> &resubmissions,
+                                                      const QList<qint64> &deadLetterIds)
+{
+    if (auto failure = enter(Operation::InsertResubmitted))
+        return *failure;
+    return m_inner->insertResubmitted(events, deliveries, resubmissions, deadLetterIds);
+}
+
 Expected<QList<DroppedEntry>> FaultyDeliveryStore::droppedDeliveries(int limit)
 {
     if (auto failure = enter(Operation::DroppedDeliveries))

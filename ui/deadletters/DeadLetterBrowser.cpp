@@ -1,6 +1,7 @@
 #include "DeadLetterBrowser.h"
 
 #include "DeadLetterDetailPane.h"
+#include "TopicResubmitDialog.h"
 #include "common/FilterBar.h"
 #include "host/EngineHost.h"
 #include "log/StoreReader.h"
@@ -198,6 +199,8 @@ DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
     connect(m_operations, &DeadLetterOperations::removedFromIndex, m_model,
             &DeadLetterModel::removeIds);
     connect(m_operations, &DeadLetterOperations::finished, this, &DeadLetterBrowser::operationDone);
+    connect(m_operations, &DeadLetterOperations::dryRunFinished, this,
+            &DeadLetterBrowser::dryRunDone);
 
     if (m_host) {
         connect(m_host.data(), &EngineHost::workspaceChanged, this,
@@ -276,6 +279,15 @@ void DeadLetterBrowser::createActions()
     m_resubmitAllAction = make(tr("Resubmit All Matching…"), QStyle::SP_MediaSeekForward,
                                QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
                                tr("Deliver every dead letter that matches the filter again"));
+    m_resubmitTopicSelectedAction = make(
+        tr("Resubmit Through Topic…"), QStyle::SP_ArrowForward, QKeySequence(Qt::CTRL | Qt::Key_T),
+        tr("Publish the selected events to their topics again, where every current "
+           "subscription's filter decides (a dry run shows where they would go first)"));
+    m_resubmitTopicAllAction
+        = make(tr("Resubmit All Matching Through Topic…"), QStyle::SP_MediaSkipForward,
+               QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T),
+               tr("Publish every dead letter that matches the filter to its topic again (a dry run "
+                  "shows where they would go first)"));
     m_deleteSelectedAction = make(tr("Delete"), QStyle::SP_TrashIcon, QKeySequence::Delete,
                                   tr("Remove the selected dead letters from the index"));
     m_deleteAllAction = make(tr("Delete All Matching…"), QStyle::SP_DialogDiscardButton,
@@ -296,6 +308,10 @@ void DeadLetterBrowser::createActions()
     connect(m_copyAction, &QAction::triggered, this, &DeadLetterBrowser::copySelection);
     connect(m_resubmitSelectedAction, &QAction::triggered, this, [this] { resubmit(Scope::Selected); });
     connect(m_resubmitAllAction, &QAction::triggered, this, [this] { resubmit(Scope::AllMatching); });
+    connect(m_resubmitTopicSelectedAction, &QAction::triggered, this,
+            [this] { resubmitThroughTopic(Scope::Selected); });
+    connect(m_resubmitTopicAllAction, &QAction::triggered, this,
+            [this] { resubmitThroughTopic(Scope::AllMatching); });
     connect(m_deleteSelectedAction, &QAction::triggered, this, [this] { remove(Scope::Selected); });
     connect(m_deleteAllAction, &QAction::triggered, this, [this] { remove(Scope::AllMatching); });
     connect(m_exportSelectedAction, &QAction::triggered, this,
@@ -308,6 +324,7 @@ void DeadLetterBrowser::createActions()
     m_toolBar->setIconSize(QSize(16, 16));
     m_toolBar->addAction(m_resubmitSelectedAction);
     m_toolBar->addAction(m_resubmitAllAction);
+    m_toolBar->addAction(m_resubmitTopicSelectedAction);
     m_toolBar->addSeparator();
     m_toolBar->addAction(m_deleteSelectedAction);
     m_toolBar->addSeparator();
@@ -474,9 +491,10 @@ void DeadLetterBrowser::updateActions()
     for (QAction *action : {m_copyAction, m_exportSelectedAction})
         action->setEnabled(!busy && hasSelection);
     m_exportAllAction->setEnabled(!busy && hasRows);
-    for (QAction *action : {m_resubmitSelectedAction, m_deleteSelectedAction})
+    for (QAction *action :
+         {m_resubmitSelectedAction, m_resubmitTopicSelectedAction, m_deleteSelectedAction})
         action->setEnabled(!m_readOnly && !busy && hasSelection);
-    for (QAction *action : {m_resubmitAllAction, m_deleteAllAction})
+    for (QAction *action : {m_resubmitAllAction, m_resubmitTopicAllAction, m_deleteAllAction})
         action->setEnabled(!m_readOnly && !busy && hasRows);
     m_openFolderAction->setEnabled(m_table->currentIndex().isValid());
     m_reloadAction->setEnabled(!busy);
@@ -513,6 +531,8 @@ void DeadLetterBrowser::showContextMenu(const QPoint &position)
     menu.addSeparator();
     menu.addAction(m_resubmitSelectedAction);
     menu.addAction(m_resubmitAllAction);
+    menu.addAction(m_resubmitTopicSelectedAction);
+    menu.addAction(m_resubmitTopicAllAction);
     menu.addSeparator();
     menu.addAction(m_deleteSelectedAction);
     menu.addAction(m_deleteAllAction);
@@ -579,6 +599,52 @@ void DeadLetterBrowser::resubmit(Scope scope)
         request.filter = m_model->filter();
         m_operations->start(std::move(request));
     });
+}
+
+void DeadLetterBrowser::resubmitThroughTopic(Scope scope)
+{
+    if (m_readOnly || m_operations->isBusy())
+        return;
+    // The dry run asks nothing: it changes nothing, and its answer is the confirmation.
+    DeadLetterOperations::Request request;
+    request.kind = DeadLetterOperations::Kind::DryRunThroughTopic;
+    request.scope = scope;
+    if (scope == Scope::Selected) {
+        request.ids = selectedIds();
+        request.total = request.ids.size();
+        if (!request.ids.isEmpty())
+            m_operations->start(std::move(request));
+        return;
+    }
+    withMatchingCount([this, request](qint64 matching) mutable {
+        if (matching <= 0) {
+            setStatus(matching < 0
+                          ? tr("The dead letters could not be counted: %1").arg(m_countError)
+                          : tr("No dead letter matches the filter."));
+            return;
+        }
+        request.total = matching;
+        request.filter = m_model->filter();
+        m_operations->start(std::move(request));
+    });
+}
+
+void DeadLetterBrowser::dryRunDone(const DeadLetterOperations::Request &request,
+                                   const TopicResubmitResult &result, bool canceled)
+{
+    const qint64 examined = result.resubmitted + result.unmatched + result.errors.size();
+    auto *dialog = new TopicResubmitDialog(result, examined, canceled, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(Qt::WindowModal);
+    connect(dialog, &QDialog::accepted, this, [this, request] {
+        DeadLetterOperations::Request resubmit = request;
+        resubmit.kind = DeadLetterOperations::Kind::ResubmitThroughTopic;
+        // After finished() of the dry run, which re-enables the actions.
+        QTimer::singleShot(
+            0, this, [this, resubmit]() mutable { m_operations->start(std::move(resubmit)); });
+    });
+    dialog->open();
+    Q_EMIT topicResubmitDialogOpened(dialog);
 }
 
 void DeadLetterBrowser::remove(Scope scope)
@@ -658,9 +724,11 @@ void DeadLetterBrowser::operationDone(DeadLetterOperations::Kind kind, Scope sco
 {
     setStatus(message);
     updateActions();
-    if (kind != DeadLetterOperations::Kind::Export) {
+    if (kind == DeadLetterOperations::Kind::Resubmit || kind == DeadLetterOperations::Kind::Delete
+        || kind == DeadLetterOperations::Kind::ResubmitThroughTopic) {
         // Rows of a selection left the list chunk by chunk; anything else is simpler to read again.
-        if (scope == Scope::AllMatching || !errors.isEmpty())
+        if (scope == Scope::AllMatching || !errors.isEmpty()
+            || kind == DeadLetterOperations::Kind::ResubmitThroughTopic)
             m_model->reload();
         requestCounts();
     }

@@ -3,6 +3,7 @@
 #include "DeadLetterModel.h"
 #include "DeadLetterOperations.h"
 
+#include <QDialog> // complete for the signal topicResubmitDialogOpened(QDialog *)
 #include <QList>
 #include <QPointer>
 #include <QString>
@@ -58,6 +59,9 @@ public:
     // The actions behind the toolbar. Resubmitting and deleting ask for confirmation with the
     // number of dead letters first.
     void resubmit(Scope scope);
+    // Resubmit through the topic: a dry run first (progress, Cancel), whose answer a
+    // TopicResubmitDialog shows; accepting it resubmits the same dead letters.
+    void resubmitThroughTopic(Scope scope);
     void remove(Scope scope);
     // Asks for a folder, then exportTo().
     void exportDeadLetters(Scope scope);
@@ -78,12 +82,15 @@ public:
     QComboBox *outcomeCombo() const;
     qint64 detailId() const;
     bool isBusy() const { return m_operations->isBusy(); }
+    DeadLetterOperations *operations() const { return m_operations; }
 
 Q_SIGNALS:
     // The counts for the current filter are known (matching == total without a filter).
     void countsChanged(qint64 total, qint64 matching);
     // The detail pane shows dead letter id.
     void detailShown(qint64 id);
+    // The dry run of a resubmit through the topic is answered by this dialog (open, modal).
+    void topicResubmitDialogOpened(QDialog *dialog);
     // A resubmit / delete / export finished (or was canceled) after processing `processed`.
     void operationFinished(int processed, const QStringList &errors);
 
@@ -101,6 +108,8 @@ private:
     void showContextMenu(const QPoint &position);
     void setStatus(const QString &text);
 
+    void dryRunDone(const DeadLetterOperations::Request &request, const TopicResubmitResult &result,
+                    bool canceled);
     void operationDone(DeadLetterOperations::Kind kind, Scope scope, int processed,
                        const QStringList &errors, const QString &message);
 
@@ -120,6 +129,8 @@ private:
     QAction *m_copyAction = nullptr;
     QAction *m_resubmitSelectedAction = nullptr;
     QAction *m_resubmitAllAction = nullptr;
+    QAction *m_resubmitTopicSelectedAction = nullptr;
+    QAction *m_resubmitTopicAllAction = nullptr;
     QAction *m_deleteSelectedAction = nullptr;
     QAction *m_deleteAllAction = nullptr;
     QAction *m_exportSelectedAction = nullptr;

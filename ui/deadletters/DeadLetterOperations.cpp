@@ -19,6 +19,8 @@
 #include <QSaveFile>
 #include <QUrl>
 
+#include <limits>
+
 using namespace Qt::StringLiterals;
 
 namespace EventDesk::Ui {
@@ -59,6 +61,24 @@ QString exportFileName(qint64 id, const QString &eventId)
 
 } // namespace
 
+QString DeadLetterOperations::routeSummary(const TopicResubmitResult &result)
+{
+    const QLocale locale;
+    QStringList parts;
+    bool severalTopics = false;
+    for (const ResubmitRouteCount &route : result.routes)
+        severalTopics = severalTopics
+            || route.topic.compare(result.routes.constFirst().topic, Qt::CaseInsensitive) != 0;
+    for (const ResubmitRouteCount &route : result.routes) {
+        const QString name
+            = severalTopics ? route.topic + u'/' + route.subscription : route.subscription;
+        parts << tr("%1 %2").arg(name, locale.toString(route.deliveries));
+    }
+    if (parts.isEmpty())
+        return tr("no subscription");
+    return parts.join(tr(", "));
+}
+
 struct DeadLetterOperations::Operation
 {
     Request request;
@@ -66,7 +86,9 @@ struct DeadLetterOperations::Operation
     qint64 beforeId = 0; // Scope::AllMatching
     bool exhausted = false;
     int processed = 0;
+    qint64 examined = 0; // dead letters of the chunks done: the progress
     QStringList errors;
+    TopicResubmitResult topicResult; // the through-topic kinds
     QList<qint64> chunk; // in progress
     bool canceled = false;
     QPointer<QProgressDialog> progress;
@@ -87,6 +109,11 @@ DeadLetterOperations::~DeadLetterOperations()
         delete m_operation->progress.data();
 }
 
+QProgressDialog *DeadLetterOperations::progressDialog() const
+{
+    return m_operation ? m_operation->progress.data() : nullptr;
+}
+
 void DeadLetterOperations::start(Request request)
 {
     if (m_operation)
@@ -101,6 +128,14 @@ void DeadLetterOperations::start(Request request)
         break;
     case Kind::Delete:
         label = tr("Deleting dead letters…");
+        break;
+    case Kind::DryRunThroughTopic:
+        label = tr("Dry run: which subscriptions would receive %1 dead letters…")
+                    .arg(QLocale().toString(op.request.total));
+        break;
+    case Kind::ResubmitThroughTopic:
+        label = tr("Resubmitting %1 dead letters through their topics…")
+                    .arg(QLocale().toString(op.request.total));
         break;
     case Kind::Export:
         label = tr("Exporting dead letters to %1…")
@@ -228,7 +263,31 @@ void DeadLetterOperations::processChunk(const QList<qint64> &ids)
     case Kind::Export:
         exportChunk(ids);
         return;
+    case Kind::DryRunThroughTopic:
+    case Kind::ResubmitThroughTopic:
+        if (!m_host) {
+            chunkDone(0, {tr("The engine is not running.")});
+            return;
+        }
+        m_host->resubmitThroughTopic(ids,
+                                     op.request.kind == Kind::DryRunThroughTopic
+                                         ? ResubmitRun::DryRun
+                                         : ResubmitRun::Resubmit,
+                                     [self](const TopicResubmitResult &result) {
+                                         if (self)
+                                             self->topicChunkDone(result);
+                                     });
+        return;
     }
+}
+
+void DeadLetterOperations::topicChunkDone(const TopicResubmitResult &result)
+{
+    if (!m_operation)
+        return;
+    m_operation->topicResult.add(result);
+    // The errors are in topicResult; chunkDone() adds them to the operation's list too.
+    chunkDone(int(result.resubmitted), result.errors);
 }
 
 void DeadLetterOperations::exportChunk(const QList<qint64> &ids)
@@ -282,17 +341,23 @@ void DeadLetterOperations::chunkDone(int processed, const QStringList &errors)
         return;
     Operation &op = *m_operation;
     op.processed += processed;
+    op.examined += op.chunk.size();
     op.errors += errors;
     // Rows that are gone leave the list at once (the list reloads at the end where that is
-    // simpler than tracking each row).
-    if (op.request.kind != Kind::Export && op.request.scope == Scope::Selected && errors.isEmpty())
+    // simpler than tracking each row: a resubmit through the topic leaves the dead letters that
+    // no subscription matches in the index).
+    if ((op.request.kind == Kind::Resubmit || op.request.kind == Kind::Delete)
+        && op.request.scope == Scope::Selected && errors.isEmpty())
         Q_EMIT removedFromIndex(op.chunk);
     if (op.progress) {
-        if (op.processed > op.progress->maximum())
-            op.progress->setMaximum(op.processed);
-        op.progress->setValue(op.processed);
+        const int value = int(std::min<qint64>(op.examined, std::numeric_limits<int>::max()));
+        if (value > op.progress->maximum())
+            op.progress->setMaximum(value);
+        op.progress->setValue(value);
     }
     // setValue() of a modal progress dialog processes events; Cancel may have finished it.
+    if (m_operation)
+        Q_EMIT progressed(m_operation->examined, m_operation->request.total);
     if (m_operation)
         nextChunk();
 }
@@ -321,10 +386,28 @@ void DeadLetterOperations::finish()
                       .arg(locale.toString(op->processed),
                            QDir::toNativeSeparators(op->request.directory));
         break;
+    case Kind::DryRunThroughTopic:
+        message
+            = tr("Dry run: %1 of %2 dead letters would go through their topics.")
+                  .arg(locale.toString(op->topicResult.resubmitted), locale.toString(op->examined));
+        break;
+    case Kind::ResubmitThroughTopic:
+        message
+            = tr("Resubmitted %1 dead letters through their topics: %2.")
+                  .arg(locale.toString(op->topicResult.resubmitted), routeSummary(op->topicResult));
+        if (op->topicResult.unmatched > 0) {
+            message += u' '
+                + tr("%1 match no subscription now and stay in the list.")
+                      .arg(locale.toString(op->topicResult.unmatched));
+        }
+        break;
     }
     if (op->canceled)
         message += u' ' + tr("Canceled before the end.");
-    if (!op->errors.isEmpty()) {
+    if (op->request.kind == Kind::DryRunThroughTopic) {
+        // Its problems are part of the dry run's answer, shown with the counts.
+        Q_EMIT dryRunFinished(op->request, op->topicResult, op->canceled);
+    } else if (!op->errors.isEmpty()) {
         message += u' '
             + tr("%n problem(s); the first: %1", nullptr, int(op->errors.size()))
                   .arg(op->errors.constFirst());

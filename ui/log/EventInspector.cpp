@@ -51,6 +51,15 @@ Expected<void> readHistory(SqliteReadConnection &store, const QString &eventId,
         return read;
 
     read = store.select(
+        resubmissionsOfEventSql(),
+        [history](const SqliteStatement &row) {
+            history->resubmissions.append(readResubmission(row));
+        },
+        eventId);
+    if (!read)
+        return read;
+
+    read = store.select(
         "SELECT "_ba + EventColumns + " FROM events WHERE event_id = ? ORDER BY seq"_ba,
         [history](const SqliteStatement &row) { history->events.append(readEvent(row)); },
         eventId);

@@ -7,6 +7,7 @@
 #include <QPainterPath>
 
 #include <algorithm>
+#include <limits>
 
 using namespace Qt::StringLiterals;
 
@@ -61,6 +62,10 @@ void EventTimeline::setHistory(const EventHistory &history)
         noteLane(deadLetter.topic, deadLetter.subscription);
     for (const DroppedEntry &drop : history.drops)
         noteLane(drop.topic, drop.subscription);
+    for (const ResubmissionEntry &resubmission : history.resubmissions) {
+        noteLane(resubmission.topic, resubmission.fromSubscription);
+        noteLane(resubmission.topic, resubmission.toSubscription);
+    }
 
     for (const Lane &lane : std::as_const(lanes)) {
         Item header;
@@ -68,10 +73,55 @@ void EventTimeline::setHistory(const EventHistory &history)
         header.title = tr("%1 / %2").arg(lane.first, lane.second);
         m_items.append(header);
 
+        // The resubmissions that concern this lane, one per dead letter, oldest first: shown
+        // between the attempts before and after them.
+        QList<Item> resubmitted;
+        QList<qint64> resubmittedAt;
+        bool leftByResubmit = false; // this lane's dead letter was resubmitted
+        for (const ResubmissionEntry &resubmission : history.resubmissions) {
+            const bool from
+                = resubmission.topic == lane.first && resubmission.fromSubscription == lane.second;
+            const bool to
+                = resubmission.topic == lane.first && resubmission.toSubscription == lane.second;
+            if (!from && !to)
+                continue;
+            leftByResubmit = leftByResubmit || from;
+            QStringList targets;
+            for (const ResubmissionEntry &other : history.resubmissions) {
+                if (other.deadLetterId == resubmission.deadLetterId)
+                    targets << other.toSubscription;
+            }
+            const QString title
+                = (resubmission.route == ResubmitRoute::ThroughTopic
+                       ? tr("Resubmitted through the topic from dead letter %1 (%2)")
+                       : tr("Resubmitted to the subscription from dead letter %1 "
+                            "(%2)"))
+                      .arg(resubmission.deadLetterId)
+                      .arg(deadLetterReasonName(resubmission.reason));
+            if (!resubmitted.isEmpty() && resubmitted.constLast().title == title)
+                continue; // the same dead letter, seen through another of its deliveries
+            Item item;
+            item.kind = Item::Kind::Resubmitted;
+            item.color = palette().color(QPalette::Highlight);
+            item.title = title;
+            item.detail = tr("%1 · dead in %2 · now to %3")
+                              .arg(formatTime(resubmission.timeMs), resubmission.fromSubscription,
+                                   targets.join(u", "_s));
+            resubmitted.append(item);
+            resubmittedAt.append(resubmission.timeMs);
+        }
+        qsizetype nextResubmitted = 0;
+        const auto resubmittedUpTo = [&](qint64 timeMs) {
+            while (nextResubmitted < resubmitted.size()
+                   && resubmittedAt.at(nextResubmitted) <= timeMs)
+                m_items.append(resubmitted.at(nextResubmitted++));
+        };
+
         const AttemptLogEntry *last = nullptr;
         for (const AttemptLogEntry &attempt : history.attempts) {
             if (attempt.topic != lane.first || attempt.subscription != lane.second)
                 continue;
+            resubmittedUpTo(attempt.timeMs);
             Item item;
             item.kind = Item::Kind::Attempt;
             item.color = outcomeColor(attempt.outcome);
@@ -91,6 +141,7 @@ void EventTimeline::setHistory(const EventHistory &history)
             m_items.append(item);
             last = &attempt;
         }
+        resubmittedUpTo(std::numeric_limits<qint64>::max());
 
         Item fate;
         fate.kind = Item::Kind::Fate;
@@ -154,6 +205,11 @@ void EventTimeline::setHistory(const EventHistory &history)
             fate.title = tr("Delivered");
             fate.detail = tr("%1 · HTTP %2").arg(formatTime(last->timeMs + last->durationMs),
                                                  statusText(last->httpStatus));
+        } else if (leftByResubmit) {
+            fate.fate = DeliveryState::DeadLettered;
+            fate.color = outcomeColor(DeliveryOutcome::BadRequest);
+            fate.title = tr("Dead-lettered, then resubmitted");
+            fate.detail = tr("The dead letter left the index when it was resubmitted (above)");
         } else {
             fate.fate = DeliveryState::Pending;
             fate.color = palette().color(QPalette::Mid);

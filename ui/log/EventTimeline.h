@@ -18,11 +18,13 @@ struct EventHistory
     QList<DroppedEntry> drops;
     QList<DeliveryRecord> unfinished; // deliveries that have not reached their fate
     QList<StoredEvent> events; // while the event still has unfinished deliveries
+    QList<ResubmissionEntry> resubmissions; // deliveries created by resubmitting a dead letter
 };
 
 // One event's history drawn as a vertical timeline: per subscription its attempts (markers in the
-// outcome's colour, with status, outcome, duration and the wait until the next one) and its fate
-// at the end (delivered, dead-lettered, dropped, or still pending).
+// outcome's colour, with status, outcome, duration and the wait until the next one), where it was
+// resubmitted from a dead letter, and its fate at the end (delivered, dead-lettered, dropped, or
+// still pending).
 class EventTimeline final : public QWidget
 {
     Q_OBJECT
@@ -30,7 +32,9 @@ class EventTimeline final : public QWidget
 public:
     struct Item
     {
-        enum class Kind { Lane, Attempt, Fate };
+        // Resubmitted: the event came back from a dead letter (ResubmissionEntry), in the lane it
+        // died in and in the lanes it was resubmitted to.
+        enum class Kind { Lane, Attempt, Resubmitted, Fate };
         Kind kind = Kind::Attempt;
         QString title;
         QString detail;

@@ -91,6 +91,7 @@ private Q_SLOTS:
     void scrolledAwayViewDoesNotJump();
     void enterRequestsTheInspector();
     void inspectorShowsTheEventTimeline();
+    void inspectorTracesAResubmittedEvent();
     void screenshots();
 };
 
@@ -353,6 +354,101 @@ void TestDeliveryLog::inspectorShowsTheEventTimeline()
     inspector.showEvent(u"evt-unknown"_s);
     QTRY_COMPARE(shown.size(), 2);
     QCOMPARE(inspector.timeline()->items().size(), 0);
+}
+
+void TestDeliveryLog::inspectorTracesAResubmittedEvent()
+{
+    QTemporaryDir directory;
+    const QString path = directory.filePath(u"eventdesk.db"_s);
+    qint64 deadLetterId = 0;
+    {
+        SqliteDeliveryStore store;
+        QVERIFY(store.open(path));
+        StoreBatch batch;
+        for (int i = 0; i < 3; ++i) {
+            AttemptLogEntry entry
+                = attempt(i * 10, u"sub-one"_s, DeliveryOutcome::Busy, {u"evt-back"_s});
+            entry.attempt = i + 1;
+            batch.attempts.append(entry);
+        }
+        DeadLetterEntry deadLetter;
+        deadLetter.topic = u"orders"_s;
+        deadLetter.subscription = u"sub-one"_s;
+        deadLetter.eventId = u"evt-back"_s;
+        deadLetter.reason = DeadLetterReason::MaxDeliveryAttemptsExceeded;
+        deadLetter.deadLetteredMs = BaseTimeMs + 60000;
+        batch.deadLetters.append(deadLetter);
+        QVERIFY(store.commit(batch));
+        deadLetterId = store.deadLetters(DeadLetterQuery {}).value().at(0).id;
+
+        // Resubmitted through the topic at +100 s: to sub-one again and to sub-three.
+        StoredEvent event;
+        event.seq = 1;
+        event.topic = u"orders"_s;
+        event.id = u"evt-back"_s;
+        event.publishMs = BaseTimeMs + 100000;
+        event.body = R"({"id":"evt-back"})"_ba;
+        QList<DeliveryRecord> deliveries;
+        QList<ResubmissionEntry> resubmissions;
+        for (const QString &subscription : {u"sub-one"_s, u"sub-three"_s}) {
+            DeliveryRecord record;
+            record.id = deliveries.size() + 1;
+            record.eventSeq = 1;
+            record.topic = u"orders"_s;
+            record.subscription = subscription;
+            record.publishMs = record.dueMs = event.publishMs;
+            deliveries.append(record);
+            ResubmissionEntry resubmission;
+            resubmission.timeMs = event.publishMs;
+            resubmission.deadLetterId = deadLetterId;
+            resubmission.eventId = event.id;
+            resubmission.topic = u"orders"_s;
+            resubmission.fromSubscription = u"sub-one"_s;
+            resubmission.reason = deadLetter.reason;
+            resubmission.deadLetteredMs = deadLetter.deadLetteredMs;
+            resubmission.toSubscription = subscription;
+            resubmission.deliveryId = record.id;
+            resubmissions.append(resubmission);
+        }
+        QVERIFY(store.insertResubmitted({event}, deliveries, resubmissions, {deadLetterId}));
+        StoreBatch after;
+        after.attempts.append(
+            attempt(101, u"sub-one"_s, DeliveryOutcome::Delivered, {u"evt-back"_s}));
+        after.attempts.append(
+            attempt(102, u"sub-three"_s, DeliveryOutcome::Delivered, {u"evt-back"_s}));
+        after.finished = {{1, 1, DeliveryState::Delivered}, {2, 1, DeliveryState::Delivered}};
+        QVERIFY(store.commit(after));
+    }
+
+    EventInspector inspector;
+    inspector.resize(1000, 560);
+    inspector.setStorePath(path);
+    QSignalSpy shown(&inspector, &EventInspector::historyShown);
+    inspector.showEvent(u"evt-back"_s);
+    QTRY_COMPARE(shown.size(), 1);
+    QCOMPARE(inspector.history().resubmissions.size(), 2);
+    QVERIFY(inspector.history().deadLetters.isEmpty()); // the index row left with the resubmit
+
+    QStringList shape;
+    for (const EventTimeline::Item &item : inspector.timeline()->items())
+        shape << item.title.section(u" · "_s, 0, 0);
+    const QString resubmitted
+        = u"Resubmitted through the topic from dead letter %1 (MaxDeliveryAttemptsExceeded)"_s.arg(
+            deadLetterId);
+    QCOMPARE(shape,
+             (QStringList {u"orders / sub-one"_s, u"Attempt 1"_s, u"Attempt 2"_s, u"Attempt 3"_s,
+                           resubmitted, u"Attempt 1"_s, u"Delivered"_s, u"orders / sub-three"_s,
+                           resubmitted, u"Attempt 1"_s, u"Delivered"_s}));
+    const EventTimeline::Item &trace = inspector.timeline()->items().at(4);
+    QCOMPARE(trace.kind, EventTimeline::Item::Kind::Resubmitted);
+    QVERIFY2(trace.detail.contains(u"dead in sub-one"_s)
+                 && trace.detail.contains(u"now to sub-one, sub-three"_s),
+             qPrintable(trace.detail));
+
+    QDir().mkpath(u"/tmp/eventdesk-shots"_s);
+    inspector.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&inspector));
+    saveShot(&inspector, u"inspector-resubmitted-through-topic"_s);
 }
 
 void TestDeliveryLog::screenshots()

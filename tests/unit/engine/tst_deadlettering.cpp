@@ -10,6 +10,8 @@
 #include "engine/DeadLettering.h"
 #include "io/DeadLetterSink.h"
 #include "rules/DeadLetterFormatter.h"
+#include "store/SqliteReadConnection.h"
+#include "store/SqliteStoreSchema.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -408,8 +410,22 @@ void tst_DeadLettering::resubmit_keepsTheEventIdWithFreshAttemptsAndTimeToLive()
     QCOMPARE(subscription.scheduledAtMs, now); // due at once
     QCOMPARE(bench.f.clock.alarmAtMs(), now);
 
-    // Stored before the index row was removed.
+    // Stored, and the index row removed, with a trace from the new delivery to the dead letter.
     QCOMPARE(bench.f.sqlite.countDeadLetters(DeadLetterQuery {}).value(), qint64(0));
+    QCOMPARE(bench.f.store.calls(Operation::InsertResubmitted), 1);
+    SqliteReadConnection reader;
+    QVERIFY(reader.open(bench.f.directory.filePath(u"eventdesk.db"_s)));
+    QList<ResubmissionEntry> traces;
+    QVERIFY(reader.select(
+        resubmissionsOfEventSql(),
+        [&traces](const SqliteStatement &row) { traces.append(readResubmission(row)); }, u"e0"_s));
+    QCOMPARE(traces.size(), 1);
+    QCOMPARE(traces.at(0).deadLetterId, deadLetterId);
+    QCOMPARE(traces.at(0).deliveryId, delivery.id);
+    QCOMPARE(traces.at(0).fromSubscription, u"sub-one"_s);
+    QCOMPARE(traces.at(0).toSubscription, u"sub-one"_s);
+    QCOMPARE(traces.at(0).route, ResubmitRoute::ToSubscription);
+    QCOMPARE(traces.at(0).timeMs, now);
     const std::optional<DeliveryRecord> stored = bench.f.storedDelivery(delivery.id);
     QVERIFY(stored.has_value());
     QCOMPARE(stored->attempts, 0);
@@ -455,7 +471,7 @@ void tst_DeadLettering::resubmit_storeFailureKeepsTheDeadLetter()
     batch.deadLetters = {indexEntry(bench.f, subscription, u"e0"_s)};
     QVERIFY(bench.f.sqlite.commit(batch).hasValue());
     const qint64 deadLetterId = bench.f.sqlite.deadLetters(DeadLetterQuery {})->at(0).id;
-    bench.f.store.failNext(Operation::InsertPublished, 1, u"database is locked"_s);
+    bench.f.store.failNext(Operation::InsertResubmitted, 1, u"database is locked"_s);
 
     ResubmitResult result;
     {
@@ -463,10 +479,10 @@ void tst_DeadLettering::resubmit_storeFailureKeepsTheDeadLetter()
         result = bench.deadLettering.resubmit(QList<qint64> {deadLetterId});
     }
 
-    // Stored first, removed from the index second: nothing stored, so nothing removed.
+    // One transaction: nothing stored, so nothing removed.
     QCOMPARE(result.resubmitted, 0);
     QCOMPARE(result.errors, QStringList {u"database is locked"_s});
-    QCOMPARE(bench.f.store.calls(Operation::RemoveDeadLetters), 0);
+    QCOMPARE(bench.f.store.calls(Operation::InsertResubmitted), 1);
     QCOMPARE(bench.f.sqlite.countDeadLetters(DeadLetterQuery {}).value(), qint64(1));
     QVERIFY(bench.f.state.deliveries.empty());
     QCOMPARE(subscription.counters.backlog, 0);

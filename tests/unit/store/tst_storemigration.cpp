@@ -15,7 +15,8 @@ using namespace EventDesk;
 
 // A workspace store of schema version 1, written by EventDesk before the schema changed
 // (fixtures/README.md), opened by the current store: it is migrated in place, in one transaction,
-// and loses nothing.
+// and loses nothing. A store of version 2 (version 3 without its resubmissions table) gains that
+// table and keeps everything else.
 class TestStoreMigration : public QObject
 {
     Q_OBJECT
@@ -27,6 +28,7 @@ private Q_SLOTS:
     void schemaIsThatOfANewStore();
     void failureLeavesVersion1Unchanged();
     void readerWaitsForTheMigration();
+    void version2GainsTheResubmissionsTable();
 
 private:
     // A copy of the version-1 fixture in a folder of its own; the fixture itself is never opened
@@ -449,6 +451,95 @@ void TestStoreMigration::readerWaitsForTheMigration()
     QCOMPARE(attempts.at(0).id, 28);
     QCOMPARE(attempts.at(1).id, 40);
     QVERIFY(attempts.at(1).eventIds.contains(u"evt-0009"_s));
+}
+
+void TestStoreMigration::version2GainsTheResubmissionsTable()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(u"eventdesk.db"_s);
+    // Version 3 is version 2 plus the resubmissions table and its index: a store of version 2 is
+    // a new store without them, at user_version 2.
+    {
+        SqliteDeliveryStore store;
+        QVERIFY(store.open(path));
+        StoredEvent event;
+        event.seq = 1;
+        event.topic = u"orders"_s;
+        event.id = u"e1"_s;
+        event.body = R"({"id":"e1"})"_ba;
+        DeliveryRecord delivery;
+        delivery.id = 1;
+        delivery.eventSeq = 1;
+        delivery.topic = u"orders"_s;
+        delivery.subscription = u"billing"_s;
+        QVERIFY(store.insertPublished({event}, {delivery}));
+        StoreBatch batch;
+        DeadLetterEntry deadLetter;
+        deadLetter.topic = u"orders"_s;
+        deadLetter.subscription = u"billing"_s;
+        deadLetter.eventId = u"dead-1"_s;
+        deadLetter.eventBody = R"({"id":"dead-1"})"_ba;
+        batch.deadLetters = {deadLetter, deadLetter};
+        QVERIFY(store.commit(batch));
+    }
+    QStringList before;
+    {
+        RawDatabase raw(path);
+        QVERIFY(raw.execute("DROP TABLE resubmissions"_ba));
+        QVERIFY(raw.execute("PRAGMA user_version = 2"_ba));
+        for (const QByteArray &table : UnchangedTables)
+            before << tableRows(raw, table);
+    }
+    QCOMPARE(before.size(), 7); // meta 2, events 1, deliveries 1, dead_letters 2, sqlite_sequence 1
+
+    {
+        SqliteDeliveryStore store;
+        const auto opened = store.open(path);
+        QVERIFY2(opened, qPrintable(opened.error()));
+        {
+            RawDatabase migrated(path);
+            QStringList after;
+            for (const QByteArray &table : UnchangedTables)
+                after << tableRows(migrated, table);
+            QCOMPARE(after, before);
+        }
+        // The migrated store takes a resubmit: event, delivery, trace, and the index row gone.
+        StoredEvent event;
+        event.seq = 2;
+        event.topic = u"orders"_s;
+        event.id = u"dead-1"_s;
+        DeliveryRecord delivery;
+        delivery.id = 2;
+        delivery.eventSeq = 2;
+        delivery.topic = u"orders"_s;
+        delivery.subscription = u"audit"_s;
+        ResubmissionEntry trace;
+        trace.deadLetterId = 1;
+        trace.eventId = u"dead-1"_s;
+        trace.toSubscription = u"audit"_s;
+        trace.deliveryId = 2;
+        const auto resubmitted = store.insertResubmitted({event}, {delivery}, {trace}, {1});
+        QVERIFY2(resubmitted, qPrintable(resubmitted.error()));
+        QCOMPARE(store.countDeadLetters(DeadLetterQuery {}).value(), qint64(1));
+    }
+    RawDatabase raw(path);
+    QCOMPARE(raw.number("PRAGMA user_version"_ba), StoreSchemaVersion);
+    QCOMPARE(raw.rows("SELECT dead_letter_id, event_id, to_subscription, delivery_id, route FROM"
+                      " resubmissions"_ba),
+             QStringList {u"i:1|t:dead-1|t:audit|i:2|i:1"_s});
+    QCOMPARE(
+        raw.number("SELECT count(*) FROM sqlite_master WHERE name = 'resubmissions_by_event'"_ba),
+        1);
+    // Its schema is a new store's.
+    const QString created = dir.filePath(u"new.db"_s);
+    {
+        SqliteDeliveryStore store;
+        QVERIFY(store.open(created));
+    }
+    const QByteArray schema
+        = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name"_ba;
+    QCOMPARE(raw.rows(schema), RawDatabase(created).rows(schema));
 }
 
 QTEST_GUILESS_MAIN(TestStoreMigration)
