@@ -70,6 +70,7 @@ void EngineHost::start(const Config &config)
                         return;
                     self->m_running = result->error.isEmpty();
                     self->m_listenUrl = result->listenUrl;
+                    self->m_busyPort = result->busyPort;
                     self->m_owner = result->owner;
                     if (self->m_running)
                         self->m_workspace = result->workspace;

@@ -62,6 +62,8 @@ public:
     const Config &config() const { return m_config; }
     QString storePath() const;
     QString listenUrl() const { return m_listenUrl; }
+    // The usual port was taken and the engine listens elsewhere (Config::busyPort): why.
+    QString busyPort() const { return m_busyPort; }
     const Workspace &workspace() const { return m_workspace; }
 
     void publish(const QString &topic, const QByteArray &body, const QByteArray &contentType,
@@ -115,6 +117,7 @@ private:
     Config m_config;
     Workspace m_workspace;
     QString m_listenUrl;
+    QString m_busyPort;
     bool m_running = false;
     bool m_monitoring = false;
     std::optional<WorkspaceOwner> m_owner;
