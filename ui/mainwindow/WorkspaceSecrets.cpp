@@ -18,6 +18,8 @@
 #include <QPointer>
 #include <QPushButton>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace EventDesk::Ui {
@@ -34,6 +36,7 @@ WorkspaceSecrets::~WorkspaceSecrets() = default;
 
 void WorkspaceSecrets::checkKeychain()
 {
+    m_keychainChecked = true;
     m_keychain->checkAvailability();
 }
 
@@ -44,6 +47,12 @@ SecretStore *WorkspaceSecrets::activeStore() const
 
 void WorkspaceSecrets::load(const Workspace &workspace, std::function<void()> done)
 {
+    const QList<SecretRequirement> requirements = SecretCache::requirements(workspace);
+    const bool referencesSecret
+        = std::any_of(requirements.cbegin(), requirements.cend(),
+                      [](const SecretRequirement &requirement) { return requirement.required; });
+    if (referencesSecret && !m_alternative && !m_keychainChecked)
+        checkKeychain();
     QPointer<WorkspaceSecrets> self(this);
     m_cache->load(workspace, [self, done](const QList<SecretProblem> &problems) {
         if (!self)
