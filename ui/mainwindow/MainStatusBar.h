@@ -40,7 +40,7 @@ public:
     explicit MainStatusBar(QStatusBar *bar);
     ~MainStatusBar() override;
 
-    // "Starting…", "Loading secrets…", "Engine running", ...
+    // "Starting engine…", "Engine running", ...
     void setEngineState(const QString &text);
     // A read-only monitor: the totals are those of the owner's engine, and no engine runs here.
     void setReadOnly(bool readOnly);
