@@ -47,6 +47,9 @@ public:
     // released), or the monitor has stopped.
     void stop();
     bool isRunning() const { return m_running; }
+    // start() was called and started() has not been emitted yet (the workspace's lock may be
+    // held by this host's engine already).
+    bool isStarting() const { return m_starting; }
 
     // Opens a workspace that another engine owns as a read-only monitor (README "One owner per
     // workspace"): no engine runs here. A StoreMonitor on the engine thread reads the owner's
@@ -119,6 +122,8 @@ private:
     QString m_listenUrl;
     QString m_busyPort;
     bool m_running = false;
+    bool m_starting = false;
+    quint64 m_startGeneration = 0; // a start's answer counts only while it is the latest
     bool m_monitoring = false;
     std::optional<WorkspaceOwner> m_owner;
 };

@@ -343,7 +343,7 @@ void MainWindow::openWorkspace(const QString &directory)
     const QString absolute = QDir(directory).absolutePath();
     // One owner per workspace: asked before the open workspace is stopped, so that Cancel leaves
     // it open. The engine takes the lock itself; if another one came first, onEngineStarted() asks.
-    if (!(m_host.isRunning() && absolute == m_workspaceDirectory)) {
+    if (!((m_host.isRunning() || m_host.isStarting()) && absolute == m_workspaceDirectory)) {
         if (const auto owner = WorkspaceLock::currentOwner(absolute)) {
             workspaceInUse(absolute, *owner);
             return;
