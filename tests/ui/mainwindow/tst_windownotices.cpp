@@ -12,6 +12,7 @@
 #include "secrets/SecretStore.h"
 
 #include <QFile>
+#include <QInputDialog>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -23,6 +24,7 @@
 #include <QStatusBar>
 #include <QTcpServer>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QToolButton>
 #include <QtTest>
 
@@ -119,8 +121,8 @@ void keepScreenshot(QWidget &window, const QString &name)
     const QString directory = qEnvironmentVariable("EVENTDESK_SCREENSHOTS");
     if (directory.isEmpty())
         return;
-    // The layout that follows a banner shown or hidden is laid out before the picture is taken.
-    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    // The layout that follows a banner shown or hidden is done before the picture is taken.
+    QCoreApplication::processEvents();
     QVERIFY(window.grab().save(directory + u'/' + name));
 }
 
@@ -226,7 +228,19 @@ void tst_WindowNotices::listenOnRemembersThePort()
         QTRY_VERIFY_WITH_TIMEOUT(window.engineHost()->isRunning(), Timeout);
         QVERIFY(window.notices()->portBanner()->isVisible());
 
-        window.listenOn(chosen);
+        // Listen On… on the banner asks for the port, the current one preselected.
+        bool asked = false;
+        QTimer::singleShot(0, &window, [&] {
+            auto *dialog = window.findChild<QInputDialog *>(u"listenOnDialog"_s);
+            if (!dialog)
+                return;
+            asked = dialog->intValue() == QUrl(window.engineHost()->listenUrl()).port();
+            keepScreenshot(*dialog, u"listen-on-dialog.png"_s);
+            dialog->setIntValue(chosen);
+            dialog->accept();
+        });
+        QTest::mouseClick(window.notices()->portBanner()->button(u"listenOn"_s), Qt::LeftButton);
+        QVERIFY2(asked, "Listen On did not ask for the port, the current one preselected");
         QTRY_COMPARE_WITH_TIMEOUT(window.engineHost()->listenUrl(),
                                   u"http://127.0.0.1:%1"_s.arg(chosen), Timeout);
         QVERIFY(window.engineHost()->isRunning());
