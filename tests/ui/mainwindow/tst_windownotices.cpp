@@ -134,6 +134,7 @@ class tst_WindowNotices : public QObject
 
 private Q_SLOTS:
     void initTestCase();
+    void demoWorkspaceNeverTouchesTheKeychain();
     void busyPortAndSilentKeychain();
     void listenOnRemembersThePort();
     void statusBarStaysShort();
@@ -143,6 +144,32 @@ void tst_WindowNotices::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true);
     QSettings().clear();
+}
+
+void tst_WindowNotices::demoWorkspaceNeverTouchesTheKeychain()
+{
+    // A first run: the demo workspace references no secret, so the system keychain is neither
+    // probed (which would show "Choose password for new keyring" where none exists) nor read.
+    QTemporaryDir directory;
+    QTcpServer probe;
+    QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+    Ui::MainWindow::Options options;
+    options.listenPort = probe.serverPort();
+    probe.close();
+    Ui::MainWindow window(options);
+    SecretStore *keychain = window.activeSecretStore();
+    QCOMPARE(keychain->description(), u"system keychain"_s);
+    QSignalSpy probed(keychain, &SecretStore::availabilityChanged);
+    QSignalSpy snapshots(window.engineHost(), &EngineHost::snapshotReady);
+    window.openWorkspace(directory.path() + u"/default"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(window.engineHost()->isRunning(), Timeout);
+    QVERIFY(snapshots.wait(Timeout));
+    QCOMPARE(probed.count(), 0);
+    QCOMPARE(keychain->availability(), SecretStore::Availability::Available);
+    QVERIFY(window.notices()->secretsBanner()->isHidden());
+    const QModelIndex demo = window.treeModel()->subscriptionIndex(u"demo"_s, u"demo-receiver"_s);
+    QTRY_COMPARE_WITH_TIMEOUT(demo.siblingAtColumn(Ui::WorkspaceTreeModel::StateColumn).data().toString(),
+                              u"Healthy"_s, Timeout);
 }
 
 void tst_WindowNotices::busyPortAndSilentKeychain()
