@@ -168,8 +168,9 @@ void tst_WindowNotices::demoWorkspaceNeverTouchesTheKeychain()
     QCOMPARE(keychain->availability(), SecretStore::Availability::Available);
     QVERIFY(window.notices()->secretsBanner()->isHidden());
     const QModelIndex demo = window.treeModel()->subscriptionIndex(u"demo"_s, u"demo-receiver"_s);
-    QTRY_COMPARE_WITH_TIMEOUT(demo.siblingAtColumn(Ui::WorkspaceTreeModel::StateColumn).data().toString(),
-                              u"Healthy"_s, Timeout);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        demo.siblingAtColumn(Ui::WorkspaceTreeModel::StateColumn).data().toString(), u"Healthy"_s,
+        Timeout);
 }
 
 void tst_WindowNotices::busyPortAndSilentKeychain()
