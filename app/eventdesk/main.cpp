@@ -30,8 +30,10 @@ int main(int argc, char *argv[])
     parser.addVersionOption();
     const QCommandLineOption workspaceOption(u"workspace"_s,
                                              u"Open this workspace folder (default: the last one used)."_s, u"DIR"_s);
-    const QCommandLineOption listenOption(u"listen"_s, u"Address of the topic endpoint (default 127.0.0.1:5170)."_s,
-                                          u"HOST:PORT"_s, u"127.0.0.1:5170"_s);
+    const QCommandLineOption listenOption(
+        u"listen"_s,
+        u"Address of the topic endpoint (default 127.0.0.1:5170; when the port is taken, the next free one is used)."_s,
+        u"HOST:PORT"_s, u"127.0.0.1:5170"_s);
     const QCommandLineOption timeScaleOption(u"time-scale"_s, u"Run engine time N times faster (1–100000)."_s,
                                              u"N"_s, u"1"_s);
     const QCommandLineOption noJitterOption(u"no-jitter"_s, u"Disable the random 0–10 % added to retry waits."_s);
@@ -46,6 +48,7 @@ int main(int argc, char *argv[])
     }
     options.listenHost = listen.host();
     options.listenPort = quint16(listen.port());
+    options.listenFromCommandLine = parser.isSet(listenOption);
     bool scaleOk = false;
     options.timeScale = parser.value(timeScaleOption).toDouble(&scaleOk);
     if (!scaleOk || options.timeScale < 1.0 || options.timeScale > 100000.0) {

@@ -472,7 +472,10 @@ int main(int argc, char *argv[])
     endpoint.setConnectionLimits(connectionLimits);
     auto port = endpoint.listen(listen->address, listen->port);
     if (!port) {
-        printError(port.error());
+        // A server fails fast on a port it cannot have (the desktop app moves to the next free
+        // one instead): whoever runs it chose the address.
+        printError(u"%1 (is another EventDesk or an emulator using it? Choose another with "
+                   u"--listen HOST:PORT, or port 0 for any free one)"_s.arg(port.error()));
         engine.shutdown();
         return 2;
     }

@@ -85,7 +85,8 @@ DeliveryRequests::Result DeliveryRequests::build(const Subscription &subscriptio
         return Refused {DeliveryOutcome::BadRequest, u"destination resourceId "_s + problem};
     switch (destination.type) {
     case DestinationType::WebHook:
-        return webHook(subscription, config.endpointUrl, bodies, deliveryCount, firstEvent);
+        return webHook(subscription, m_receiverAlias.mapped(config.endpointUrl), bodies,
+                       deliveryCount, firstEvent);
     case DestinationType::AzureFunction: {
         // The local Functions host's Event Grid webhook (what Azure's Event Grid trigger uses).
         QUrl url = withPath(Destinations::serviceUrl(destination, *resource),

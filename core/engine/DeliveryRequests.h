@@ -58,6 +58,7 @@ public:
     {
         m_credentialResolver = std::move(resolver);
     }
+    void setReceiverAlias(ReceiverAlias alias) { m_receiverAlias = std::move(alias); }
 
     // bodies: the events as the subscription delivers them (SchemaConverter); deliveryCount: the
     // failed attempts of the first delivery so far (aeg-delivery-count); utcNow: the wall clock,
@@ -79,6 +80,7 @@ private:
 
     SecretResolver m_secretResolver;
     CredentialResolver m_credentialResolver;
+    ReceiverAlias m_receiverAlias;
 };
 
 } // namespace EventDesk

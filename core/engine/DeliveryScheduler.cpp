@@ -90,8 +90,7 @@ void DeliveryScheduler::reschedule(Subscription &subscription, qint64 now)
             next = at;
     };
     const ProbationTracker &probation = subscription.probation;
-    if (subscription.config.enabled && !subscription.pending.empty()
-        && subscription.isValidated()) {
+    if (subscription.config.enabled && !subscription.pending.empty() && !subscription.isHeld()) {
         // WebHook-Allowed-Rate: the next request waits for its slot, like any scheduled wait.
         const qint64 due
             = std::max(subscription.pending.front().atMs, subscription.nextRequestAllowedMs);

@@ -46,6 +46,7 @@ public:
     {
         m_requestBuilder.setCredentialResolver(std::move(resolver));
     }
+    void setReceiverAlias(const ReceiverAlias &alias) { m_requestBuilder.setReceiverAlias(alias); }
 
     // The subscription's due deliveries, as its probation and WebHook-Allowed-Rate allow (a
     // validated, enabled subscription). Under the state lock: the requests built are posted on

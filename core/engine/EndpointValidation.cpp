@@ -185,7 +185,7 @@ qint64 EndpointValidation::attentionMs(Subscription &subscription, qint64 now)
         if (next < 0 || at < next)
             next = at;
     };
-    if (subscription.config.enabled && !subscription.isValidated()) {
+    if (subscription.config.enabled && subscription.isHeld()) {
         if (validation.record.state == ProvisioningState::Failed) {
             if (!subscription.pending.empty())
                 consider(now);
@@ -264,7 +264,7 @@ void EndpointValidation::send(Subscription &subscription, qint64 now)
 {
     const EventSubscription &config = subscription.config;
     ProvisioningRecord &record = subscription.validation.record;
-    QNetworkRequest request(config.endpointUrl);
+    QNetworkRequest request(m_state.receiverAlias.mapped(config.endpointUrl));
     request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
                          QNetworkRequest::ManualRedirectPolicy);
     request.setRawHeader("aeg-subscription-name", config.name.toUpper().toUtf8());
@@ -511,7 +511,7 @@ Expected<void> EndpointValidation::revalidate(const QString &topic, const QStrin
 
 void EndpointValidation::syncHeld(Subscription &subscription)
 {
-    if (subscription.isValidated()) {
+    if (!subscription.isHeld()) {
         subscription.heldExpiry = {};
         subscription.heldTracked = false;
         return;
@@ -557,12 +557,16 @@ void EndpointValidation::serviceHeld(Subscription &subscription, qint64 now)
                 << "held deliveries end EndpointValidationFailed (validation Failed)";
         return;
     }
-    // Creating / AwaitingManualActionValidation: SPEC R6's TTL still runs; a held delivery whose
-    // TTL ran out leaves with TimeToLiveExceeded and lastDeliveryOutcome EndpointValidationPending.
+    // Creating / AwaitingManualActionValidation, or a secret awaited: SPEC R6's TTL still runs; a
+    // held delivery whose TTL ran out leaves with TimeToLiveExceeded and lastDeliveryOutcome
+    // EndpointValidationPending (or KeychainPending once the endpoint is validated).
+    const DeliveryOutcome heldOutcome = subscription.isValidated()
+        ? DeliveryOutcome::KeychainPending
+        : DeliveryOutcome::EndpointValidationPending;
     int expired = 0;
     while (!subscription.heldExpiry.empty() && subscription.heldExpiry.front().atMs <= now) {
         if (Delivery *delivery = takeHeld(subscription.heldExpiry)) {
-            delivery->lastOutcome = DeliveryOutcome::EndpointValidationPending;
+            delivery->lastOutcome = heldOutcome;
             m_outcomes.endUndelivered(subscription, *delivery, DeadLetterReason::TimeToLiveExceeded,
                                       now);
             ++expired;
@@ -570,8 +574,10 @@ void EndpointValidation::serviceHeld(Subscription &subscription, qint64 now)
     }
     if (expired > 0)
         qCInfo(lcDelivery) << "subscription" << subscription.displayName() << ":" << expired
-                           << "held deliveries end TimeToLiveExceeded while the endpoint is"
-                           << provisioningStateName(subscription.provisioningState());
+                           << "held deliveries end TimeToLiveExceeded while waiting for"
+                           << (subscription.isValidated()
+                                   ? u"the keychain"_s
+                                   : provisioningStateName(subscription.provisioningState()));
 }
 
 } // namespace EventDesk

@@ -42,6 +42,12 @@ struct Engine::Units
     qint64 attentionMs(Subscription &subscription, qint64 now);
     void rebuildSubscriptions(const Workspace &workspace, qint64 now);
     Expected<void> restoreDeliveries(qint64 now);
+    bool awaitsSecrets(const Subscription &subscription) const
+    {
+        return secretsPending && secretsPending(subscription.topic, subscription.config);
+    }
+
+    SecretsPending secretsPending;
 
     // Declared in the order they are built: each unit takes the ones before it.
     EngineState state;
@@ -113,6 +119,35 @@ void Engine::setSecretResolver(SecretResolver resolver)
 void Engine::setCredentialResolver(std::function<QString(const QString &secretKey)> resolver)
 {
     m_units->dispatcher.setCredentialResolver(std::move(resolver));
+}
+
+void Engine::setSecretsPending(SecretsPending pending)
+{
+    const StateLock lock(m_units->state.lock);
+    m_units->secretsPending = std::move(pending);
+}
+
+void Engine::setReceiverAlias(const ReceiverAlias &alias)
+{
+    const StateLock lock(m_units->state.lock);
+    m_units->state.receiverAlias = alias;
+    m_units->dispatcher.setReceiverAlias(alias);
+}
+
+void Engine::secretsAnswered()
+{
+    const StateLock lock(m_units->state.lock);
+    const qint64 now = m_units->state.clock->nowMs();
+    for (const auto &subscription : m_units->state.subscriptions) {
+        if (subscription->removed)
+            continue;
+        const bool awaiting = m_units->awaitsSecrets(*subscription);
+        if (awaiting == subscription->awaitingSecrets)
+            continue;
+        subscription->awaitingSecrets = awaiting;
+        m_units->validation.holdBacklog(*subscription);
+        m_units->scheduler.reschedule(*subscription, now);
+    }
 }
 
 Expected<void> Engine::start(const Workspace &workspace)
@@ -242,6 +277,7 @@ void Engine::Units::rebuildSubscriptions(const Workspace &workspace, qint64 now)
             subscription->counters.topic = topic.name;
             subscription->counters.subscription = config.name;
             subscription->counters.enabled = config.enabled;
+            subscription->awaitingSecrets = awaitsSecrets(*subscription);
             validation.update(*subscription);
             validation.holdBacklog(*subscription); // the TTL may have changed
             kept.insert(subscription);
@@ -309,7 +345,7 @@ void Engine::Units::service(Subscription &subscription, qint64 now)
         validation.service(subscription, now);
     }
     if (subscription.config.enabled) {
-        if (subscription.isValidated())
+        if (!subscription.isHeld())
             dispatcher.serviceDue(subscription, now);
         else
             validation.serviceHeld(subscription, now); // deliveries wait, not attempted, not lost
@@ -469,8 +505,9 @@ EngineSnapshot Engine::snapshot() const
             counters.endpointUnreachable = validation.unreachableBecause;
             counters.nextValidationMs = validation.reply ? 0 : validation.nextAttemptMs;
         }
-        // Accepted but not attempted until the endpoint is validated.
-        counters.held = subscription->isValidated() ? 0 : counters.backlog;
+        // Accepted but not attempted until the endpoint is validated or the secrets have come.
+        counters.held = subscription->isHeld() ? counters.backlog : 0;
+        counters.awaitingSecrets = subscription->awaitingSecrets;
         snapshot.subscriptions.append(counters);
     }
     return snapshot;

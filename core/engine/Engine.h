@@ -60,6 +60,22 @@ public:
     // Bus or Event Hubs namespace's connection string), by SecretKeys name. Thread-safe, as the
     // secret resolver. Without one, those destinations refuse every delivery as Unauthorized.
     void setCredentialResolver(std::function<QString(const QString &secretKey)> resolver);
+    // README "Secrets": whether a subscription needs a secret the secret store has not answered
+    // yet (the keychain is locked or shows its password prompt). Such a subscription waits: its
+    // deliveries are held - not attempted, not counted as attempts, costing nothing per event
+    // (SPEC P5) - while their TTL runs (SPEC R6/R7: one whose TTL runs out ends
+    // TimeToLiveExceeded, lastDeliveryOutcome KeychainPending). Every other subscription delivers
+    // as usual. Asked at start(), applyWorkspace() and secretsAnswered(); none: nothing waits.
+    using SecretsPending
+        = std::function<bool(const QString &topic, const EventSubscription &subscription)>;
+    void setSecretsPending(SecretsPending pending);
+    // The secret store answered: each subscription is asked again, and one that no longer waits
+    // delivers its held backlog at once (R7 still checks each delivery's TTL at that moment).
+    void secretsAnswered();
+
+    // Webhooks addressed to this workspace's test receivers at alias.usual go to alias.actual
+    // (ReceiverAlias). Call before start().
+    void setReceiverAlias(const ReceiverAlias &alias);
 
     // Loads the workspace and every unfinished delivery from the store (D1: at-least-once after a
     // restart; deliveries that were in flight are retried). Deliveries of subscriptions that no

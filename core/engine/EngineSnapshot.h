@@ -60,7 +60,10 @@ struct SubscriptionSnapshot
     // "HTTP 503") and when the next handshake goes out (0: one is under way).
     QString endpointUnreachable;
     qint64 nextValidationMs = 0;
-    qint64 held = 0; // of the backlog: deliveries waiting for the endpoint to be validated
+    qint64 held = 0; // of the backlog: deliveries waiting for validation or for awaitingSecrets
+    // Waiting for the keychain: a secret the subscription needs has not come yet (README
+    // "Secrets"); its deliveries are held.
+    bool awaitingSecrets = false;
 };
 
 struct TopicSnapshot

@@ -7,6 +7,20 @@ using namespace Qt::StringLiterals;
 
 namespace EventDesk {
 
+QUrl ReceiverAlias::mapped(const QUrl &url) const
+{
+    if (usual.isEmpty() || actual.isEmpty())
+        return url;
+    if (url.scheme().compare(usual.scheme(), Qt::CaseInsensitive) != 0
+        || url.host().compare(usual.host(), Qt::CaseInsensitive) != 0
+        || url.port(80) != usual.port(80) || !url.path().startsWith(u"/receivers/"_s))
+        return url;
+    QUrl result = url;
+    result.setHost(actual.host());
+    result.setPort(actual.port(80));
+    return result;
+}
+
 std::shared_ptr<const StoredEvent> EventCache::adopt(StoredEvent event)
 {
     const qint64 seq = event.seq;

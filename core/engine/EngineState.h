@@ -134,9 +134,14 @@ struct Subscription
     // Succeeded, so that a held delivery is never stranded.
     std::vector<HeapEntry> heldExpiry; // key: delivery id
     bool heldTracked = false;
+    // Engine::setSecretsPending: a secret the subscription needs has not come from the secret
+    // store yet (the keychain is locked or prompting). Its deliveries are held as above.
+    bool awaitingSecrets = false;
 
     ProvisioningState provisioningState() const { return validation.record.state; }
     bool isValidated() const { return validation.record.state == ProvisioningState::Succeeded; }
+    // Deliveries are held, not attempted: the endpoint is not validated or a secret is awaited.
+    bool isHeld() const { return !isValidated() || awaitingSecrets; }
     QString displayName() const { return topic + u" / " + config.name; }
 };
 
@@ -186,6 +191,7 @@ struct EngineState
     std::atomic<qint64> nextDeliveryId = 1;
 
     std::mt19937_64 random; // SPEC R5 jitter
+    ReceiverAlias receiverAlias; // set before start(); read on the lanes too
 
     Subscription &subscription(int index) { return *subscriptions.at(size_t(index)); }
     Subscription *findSubscription(const QString &topic, const QString &name);

@@ -7,6 +7,7 @@
 #include <QList>
 #include <QString>
 #include <QStringList>
+#include <QUrl>
 
 #include <functional>
 
@@ -30,6 +31,17 @@ struct EngineOptions
 // lanes' threads too: it must be thread-safe.
 using SecretResolver = std::function<QString(const QString &topic, const QString &subscription,
                                              const QString &headerName)>;
+
+// README "Desktop app": when the app's usual port is taken and the workspace opens on another
+// one, webhook URLs that name this workspace's own test receivers at the usual address
+// (usual/receivers/...) are sent to the address the endpoint really listens on. Empty: no alias.
+struct ReceiverAlias
+{
+    QUrl usual; // "http://127.0.0.1:5170"
+    QUrl actual; // "http://127.0.0.1:5171"
+
+    QUrl mapped(const QUrl &url) const;
+};
 
 // A subscription a publish request is matched against, as it was when the request arrived.
 struct PublishTarget

@@ -48,6 +48,7 @@ void EngineHost::start(const Config &config)
     stop();
     m_owner.reset();
     m_config = config;
+    m_starting = true;
     m_thread.start();
     m_worker = new EngineWorker;
     m_worker->moveToThread(&m_thread);
@@ -59,17 +60,22 @@ void EngineHost::start(const Config &config)
     connect(m_worker, &EngineWorker::storeError, this, &EngineHost::storeError);
     QPointer<EngineHost> self(this);
     EngineWorker *worker = m_worker;
+    // The window may restart the engine before the first start has answered (another secret
+    // store chosen at once): the answer of a start that stop() has ended since is not this one's.
+    const quint64 generation = ++m_startGeneration;
     QMetaObject::invokeMethod(
         worker,
-        [worker, config, self] {
+        [worker, config, self, generation] {
             auto result = std::make_shared<EngineWorker::StartResult>(worker->start(config));
             QMetaObject::invokeMethod(
                 self,
-                [self, result] {
-                    if (!self)
+                [self, result, generation] {
+                    if (!self || generation != self->m_startGeneration)
                         return;
+                    self->m_starting = false;
                     self->m_running = result->error.isEmpty();
                     self->m_listenUrl = result->listenUrl;
+                    self->m_busyPort = result->busyPort;
                     self->m_owner = result->owner;
                     if (self->m_running)
                         self->m_workspace = result->workspace;
@@ -134,6 +140,7 @@ void EngineHost::monitor(const Config &config)
 
 void EngineHost::stop()
 {
+    ++m_startGeneration;
     if (!m_worker && !m_monitor)
         return;
     EngineWorker *worker = std::exchange(m_worker, nullptr);
@@ -151,6 +158,7 @@ void EngineHost::stop()
     m_thread.quit();
     m_thread.wait();
     m_running = false;
+    m_starting = false;
     m_monitoring = false;
 }
 

@@ -47,6 +47,9 @@ public:
     // released), or the monitor has stopped.
     void stop();
     bool isRunning() const { return m_running; }
+    // start() was called and started() has not been emitted yet (the workspace's lock may be
+    // held by this host's engine already).
+    bool isStarting() const { return m_starting; }
 
     // Opens a workspace that another engine owns as a read-only monitor (README "One owner per
     // workspace"): no engine runs here. A StoreMonitor on the engine thread reads the owner's
@@ -62,6 +65,8 @@ public:
     const Config &config() const { return m_config; }
     QString storePath() const;
     QString listenUrl() const { return m_listenUrl; }
+    // The usual port was taken and the engine listens elsewhere (Config::busyPort): why.
+    QString busyPort() const { return m_busyPort; }
     const Workspace &workspace() const { return m_workspace; }
 
     void publish(const QString &topic, const QByteArray &body, const QByteArray &contentType,
@@ -118,7 +123,10 @@ private:
     Config m_config;
     Workspace m_workspace;
     QString m_listenUrl;
+    QString m_busyPort;
     bool m_running = false;
+    bool m_starting = false;
+    quint64 m_startGeneration = 0; // a start's answer counts only while it is the latest
     bool m_monitoring = false;
     std::optional<WorkspaceOwner> m_owner;
 };

@@ -1,5 +1,6 @@
 #include "EngineWorker.h"
 
+#include "../Logging.h"
 #include "../engine/Clock.h"
 #include "../engine/Engine.h"
 #include "../io/AzureBlobDeadLetterSink.h"
@@ -100,17 +101,63 @@ EngineWorker::StartResult EngineWorker::open(const Settings &settings)
             });
         m_engine->setCredentialResolver(
             [secrets](const QString &secretKey) { return secrets->value(secretKey); });
+        // The keychain may take its time (a locked keyring, its password prompt): only what
+        // needs a secret waits for it. Connected before start() asks, so no answer is missed.
+        m_engine->setSecretsPending(
+            [secrets](const QString &topic, const EventSubscription &subscription) {
+                return secrets->isAwaited(topic, subscription);
+            });
+        const auto answered = [this] {
+            if (m_engine)
+                m_engine->secretsAnswered();
+        };
+        connect(secrets.get(), &SecretCache::loaded, this, answered);
+        connect(secrets.get(), &SecretCache::valuesChanged, this, answered);
     }
-    if (auto started = m_engine->start(workspace.value()); !started) {
-        result.error = started.error();
-        return result;
-    }
+    // Listening comes before the engine starts: a port that cannot be had fails the start before
+    // anything is delivered.
     m_endpoint = std::make_unique<TopicEndpoint>(m_engine.get(), [secrets](const QString &topic) {
         return secrets ? secrets->topicAccessKey(topic) : QString();
     });
+    m_endpoint->setKeyWait([secrets](const QString &topic) {
+        if (!secrets || !secrets->isTopicKeyPending(topic))
+            return QString();
+        return u"The access key of topic '%1' has not come from the system keychain yet "
+               u"(unlock the keyring or answer its prompt). Try again shortly."_s.arg(topic);
+    });
     auto port = m_endpoint->listen(address, listenPort);
+    if (!port && settings.busyPort == Settings::BusyPort::NextFree) {
+        const QString refused = port.error();
+        QList<quint16> candidates;
+        for (int next = listenPort + 1; next <= std::min(65535, listenPort + NextPortsTried);
+             ++next)
+            candidates.append(quint16(next));
+        candidates.append(0); // any free port
+        for (quint16 candidate : std::as_const(candidates)) {
+            port = m_endpoint->listen(address, candidate);
+            if (port)
+                break;
+        }
+        if (port) {
+            result.busyPort = refused;
+            qCWarning(lcEndpoint).noquote()
+                << refused << u"- listening on port"_s << port.value() << u"instead"_s;
+        } else {
+            port = Error(refused);
+        }
+    }
     if (!port) {
         result.error = port.error();
+        return result;
+    }
+    const quint16 receiverPort = settings.receiverPort ? settings.receiverPort : listenPort;
+    if (port.value() != receiverPort) {
+        m_engine->setReceiverAlias(
+            ReceiverAlias {QUrl(u"http://%1:%2"_s.arg(urlHost).arg(receiverPort)),
+                           QUrl(u"http://%1:%2"_s.arg(urlHost).arg(port.value()))});
+    }
+    if (auto started = m_engine->start(workspace.value()); !started) {
+        result.error = started.error();
         return result;
     }
     m_directory = directory;

@@ -44,20 +44,36 @@ public:
         QString workspaceDirectory;
         QString listenHost = QStringLiteral("127.0.0.1");
         quint16 listenPort = 5170; // 0: any free port
+        // When listenPort cannot be bound (another EventDesk or an emulator has it): Fail ends
+        // start() with the error (eventdeskd's way); NextFree opens the workspace anyway on the
+        // first free port of the NextPortsTried above it, else on any free port, and sends
+        // webhooks addressed to the workspace's own receivers at the usual port there
+        // (ReceiverAlias). StartResult::busyPort says so.
+        enum class BusyPort { Fail, NextFree };
+        BusyPort busyPort = BusyPort::Fail;
+        // The port the workspace's webhooks name its own test receivers by (0: listenPort). When
+        // the endpoint listens on another one, they are sent there (ReceiverAlias).
+        quint16 receiverPort = 0;
         double timeScale = 1.0;
         bool jitter = true;
         int snapshotIntervalMs = 250;
         // EngineHost::monitor(): how often the read-only monitor reads the owner's store.
         int monitorIntervalMs = 1000;
-        // Secret header values, topic keys and storage account keys (README "Secrets"). Load it
-        // (SecretCache::load) before start() so that no delivery goes out without its secret
-        // headers; reload it after applyWorkspace(). Null: no secrets.
+        // Secret header values, topic keys and storage account keys (README "Secrets"). It may be
+        // loading (SecretCache::load) while the engine starts: until it has answered, the
+        // subscriptions that need a secret wait (Engine::setSecretsPending) and publishes to a
+        // topic whose key is declared get 503; everything else runs at once. Reload it after
+        // applyWorkspace(). Null: no secrets.
         std::shared_ptr<SecretCache> secrets;
     };
+    static constexpr int NextPortsTried = 10;
     struct StartResult
     {
         QString error;
         QString listenUrl;
+        // BusyPort::NextFree took another port than settings.listenPort: why ("cannot listen on
+        // 127.0.0.1:5170: The bound address is already in use"). Empty otherwise.
+        QString busyPort;
         Workspace workspace;
         // The workspace is owned by another engine (error says so): that engine.
         std::optional<WorkspaceOwner> owner;

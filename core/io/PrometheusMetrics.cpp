@@ -172,10 +172,18 @@ QByteArray format(const EngineSnapshot &snapshot)
         labels.append({"state", provisioningStateName(subscription.provisioningState)});
         out.sample("eventgrid_provisioning_state", labels, 1);
     }
-    out.family("eventgrid_held_deliveries", "gauge",
-               "Pending deliveries held until the endpoint is validated (accepted, not attempted).");
+    out.family(
+        "eventgrid_held_deliveries", "gauge",
+        "Pending deliveries held until the endpoint is validated or the keychain has answered "
+        "(accepted, not attempted).");
     for (const SubscriptionSnapshot &subscription : snapshot.subscriptions)
         out.sample("eventgrid_held_deliveries", subscriptionLabels(subscription), double(subscription.held));
+    out.family("eventgrid_waiting_for_keychain", "gauge",
+               "1 while a secret the subscription needs has not come from the keychain yet (its "
+               "deliveries are held).");
+    for (const SubscriptionSnapshot &subscription : snapshot.subscriptions)
+        out.sample("eventgrid_waiting_for_keychain", subscriptionLabels(subscription),
+                   subscription.awaitingSecrets ? 1 : 0);
     out.family("eventgrid_endpoint_unreachable", "gauge",
                "1 while the validation handshake cannot reach the endpoint (it is asked again with a "
                "backoff), with the last failure.");

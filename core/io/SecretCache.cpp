@@ -6,6 +6,9 @@
 
 #include <QMutexLocker>
 #include <QRandomGenerator>
+#include <QSet>
+
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -31,6 +34,7 @@ struct SecretCache::LoadRun
     QHash<QString, QString> values;
     QHash<QString, QString> workspaceValues;
     QList<SecretProblem> problems;
+    QSet<QString> answeredNotStored; // keys a source said it does not hold
     LoadCallback done;
     QList<QMetaObject::Connection> waits;
     bool started = false;
@@ -64,52 +68,59 @@ QList<SecretRequirement> SecretCache::requirements(const Workspace &workspace)
         topicKey.purpose = u"access key of topic '%1'"_s.arg(topic.name);
         add(topicKey);
         for (const EventSubscription &subscription : topic.eventSubscriptions) {
-            for (const DeliveryHeader &header : subscription.deliveryHeaders) {
-                if (header.kind != DeliveryHeader::Kind::Static || !header.secret)
-                    continue;
-                SecretRequirement requirement;
-                requirement.kind = SecretRequirement::Kind::DeliveryHeader;
-                requirement.key
-                    = SecretKeys::deliveryHeader(topic.name, subscription.name, header.name);
-                requirement.purpose = u"secret header '%1' of subscription '%2' (topic '%3')"_s.arg(
-                    header.name, subscription.name, topic.name);
+            for (const SecretRequirement &requirement : requirements(topic.name, subscription))
                 add(requirement);
-            }
-            // The destination's own credential: a storage queue's account key, a Service Bus or
-            // Event Hubs namespace's key.
-            if (const std::optional<DestinationResource> resource
-                = Destinations::resource(subscription.destination)) {
-                SecretRequirement requirement;
-                if (subscription.destination.type == DestinationType::StorageQueue) {
-                    requirement.kind = SecretRequirement::Kind::StorageAccountKey;
-                    requirement.key = SecretKeys::storageAccountKey(resource->account);
-                    requirement.purpose
-                        = u"account key of storage account '%1' (queue of '%2')"_s.arg(
-                            resource->account, subscription.name);
-                    add(requirement);
-                } else if (!resource->serviceNamespace.isEmpty()) {
-                    requirement.kind = SecretRequirement::Kind::NamespaceKey;
-                    requirement.key = SecretKeys::namespaceKey(resource->serviceNamespace);
-                    requirement.purpose
-                        = u"connection string of namespace '%1' (destination of '%2')"_s.arg(
-                            resource->serviceNamespace, subscription.name);
-                    add(requirement);
-                }
-            }
-            const DeadLetterDestination &destination = subscription.deadLetterDestination;
-            if (destination.kind != DeadLetterDestination::Kind::AzureBlob)
-                continue;
-            const QString account = AzureBlobAddress::accountName(destination);
-            if (account.isEmpty())
-                continue;
-            SecretRequirement requirement;
-            requirement.kind = SecretRequirement::Kind::StorageAccountKey;
-            requirement.key = SecretKeys::storageAccountKey(account);
-            requirement.purpose = u"account key of storage account '%1' (dead letters of '%2')"_s.arg(
-                account, subscription.name);
-            add(requirement);
         }
     }
+    return result;
+}
+
+QList<SecretRequirement> SecretCache::requirements(const QString &topic,
+                                                   const EventSubscription &subscription)
+{
+    QList<SecretRequirement> result;
+    for (const DeliveryHeader &header : subscription.deliveryHeaders) {
+        if (header.kind != DeliveryHeader::Kind::Static || !header.secret)
+            continue;
+        SecretRequirement requirement;
+        requirement.kind = SecretRequirement::Kind::DeliveryHeader;
+        requirement.key = SecretKeys::deliveryHeader(topic, subscription.name, header.name);
+        requirement.purpose = u"secret header '%1' of subscription '%2' (topic '%3')"_s.arg(
+            header.name, subscription.name, topic);
+        result.append(requirement);
+    }
+    // The destination's own credential: a storage queue's account key, a Service Bus or Event
+    // Hubs namespace's key.
+    if (const std::optional<DestinationResource> resource
+        = Destinations::resource(subscription.destination)) {
+        SecretRequirement requirement;
+        if (subscription.destination.type == DestinationType::StorageQueue) {
+            requirement.kind = SecretRequirement::Kind::StorageAccountKey;
+            requirement.key = SecretKeys::storageAccountKey(resource->account);
+            requirement.purpose = u"account key of storage account '%1' (queue of '%2')"_s.arg(
+                resource->account, subscription.name);
+            result.append(requirement);
+        } else if (!resource->serviceNamespace.isEmpty()) {
+            requirement.kind = SecretRequirement::Kind::NamespaceKey;
+            requirement.key = SecretKeys::namespaceKey(resource->serviceNamespace);
+            requirement.purpose
+                = u"connection string of namespace '%1' (destination of '%2')"_s.arg(
+                    resource->serviceNamespace, subscription.name);
+            result.append(requirement);
+        }
+    }
+    const DeadLetterDestination &destination = subscription.deadLetterDestination;
+    if (destination.kind != DeadLetterDestination::Kind::AzureBlob)
+        return result;
+    const QString account = AzureBlobAddress::accountName(destination);
+    if (account.isEmpty())
+        return result;
+    SecretRequirement requirement;
+    requirement.kind = SecretRequirement::Kind::StorageAccountKey;
+    requirement.key = SecretKeys::storageAccountKey(account);
+    requirement.purpose = u"account key of storage account '%1' (dead letters of '%2')"_s.arg(
+        account, subscription.name);
+    result.append(requirement);
     return result;
 }
 
@@ -124,10 +135,26 @@ void SecretCache::load(const Workspace &workspace, LoadCallback done)
         if (!topic.accessKeySecretRef.isEmpty())
             run->topicKeyRefs.insert(topic.name.toLower(), topic.accessKeySecretRef);
     }
+    {
+        // Until the answer, a declared topic key stays closed (isTopicKeyPending() says why).
+        QMutexLocker locker(&m_mutex);
+        m_loaded = false;
+        m_topicKeyRefs = run->topicKeyRefs;
+        for (auto it = run->topicKeyRefs.cbegin(); it != run->topicKeyRefs.cend(); ++it) {
+            if (m_values.value(it.value()).isEmpty() && !m_failClosedKeys.contains(it.key()))
+                m_failClosedKeys.insert(it.key(), unguessableKey());
+        }
+    }
+    const bool anyRequired
+        = std::any_of(run->requirements.cbegin(), run->requirements.cend(),
+                      [](const SecretRequirement &requirement) { return requirement.required; });
     // A keychain that is still being probed (the first try and the retry shortly after start-up)
-    // is waited for, so that its answer decides and not the probe's timing.
+    // is waited for, so that its answer decides and not the probe's timing - but only when the
+    // workspace references a secret it may hold (optional keys are never asked of it).
     for (const QPointer<SecretStore> &source : std::as_const(m_sources)) {
         if (!source || source->availability() != SecretStore::Availability::Checking)
+            continue;
+        if (!anyRequired && source->mayPrompt())
             continue;
         run->waits.append(connect(source.data(), &SecretStore::availabilityChanged, this,
                                   [this, run](SecretStore::Availability, const QString &) {
@@ -141,8 +168,12 @@ void SecretCache::startLoading(const std::shared_ptr<LoadRun> &run)
 {
     if (run->started || run->generation != m_loadGeneration)
         return;
+    const bool anyRequired
+        = std::any_of(run->requirements.cbegin(), run->requirements.cend(),
+                      [](const SecretRequirement &requirement) { return requirement.required; });
     for (const QPointer<SecretStore> &source : std::as_const(m_sources)) {
-        if (source && source->availability() == SecretStore::Availability::Checking)
+        if (source && source->availability() == SecretStore::Availability::Checking
+            && (anyRequired || !source->mayPrompt()))
             return;
     }
     run->started = true;
@@ -178,13 +209,17 @@ void SecretCache::lookUp(const std::shared_ptr<LoadRun> &run, qsizetype requirem
             problem.environmentVariable = SecretKeys::environmentVariable(requirement.key);
             problem.reason = reasons.isEmpty() ? u"no secret store is configured"_s
                                                : reasons.join(u"; "_s);
+            problem.storeUnavailable
+                = !reasons.isEmpty() && !run->answeredNotStored.contains(requirement.key);
             run->problems.append(problem);
         }
         lookUp(run, requirementIndex + 1, 0, {});
         return;
     }
     SecretStore *source = m_sources.at(sourceIndex).data();
-    if (!source) {
+    if (!source || (!requirement.required && source->mayPrompt())) {
+        // An optional topic key is never asked of the keychain (no prompt for a secret the
+        // workspace does not reference).
         lookUp(run, requirementIndex, sourceIndex + 1, reasons);
         return;
     }
@@ -211,6 +246,8 @@ void SecretCache::lookUp(const std::shared_ptr<LoadRun> &run, qsizetype requirem
                 self->lookUp(run, requirementIndex + 1, 0, {});
                 return;
             }
+            if (value)
+                run->answeredNotStored.insert(run->requirements.at(requirementIndex).key);
             reasons.append(value ? u"not stored in %1"_s.arg(description)
                                  : u"%1: %2"_s.arg(description, value.error()));
             self->lookUp(run, requirementIndex, sourceIndex + 1, reasons);
@@ -246,6 +283,34 @@ bool SecretCache::isLoaded() const
 {
     QMutexLocker locker(&m_mutex);
     return m_loaded;
+}
+
+bool SecretCache::isPendingLocked(const QString &key) const
+{
+    if (!m_values.value(key).isEmpty())
+        return false;
+    if (!m_loaded)
+        return true;
+    return std::any_of(m_problems.cbegin(), m_problems.cend(),
+                       [&key](const SecretProblem &problem) {
+                           return problem.key == key && problem.storeUnavailable;
+                       });
+}
+
+bool SecretCache::isTopicKeyPending(const QString &topic) const
+{
+    QMutexLocker locker(&m_mutex);
+    const QString declared = m_topicKeyRefs.value(topic.toLower());
+    return !declared.isEmpty() && isPendingLocked(declared);
+}
+
+bool SecretCache::isAwaited(const QString &topic, const EventSubscription &subscription) const
+{
+    const QList<SecretRequirement> needed = requirements(topic, subscription);
+    QMutexLocker locker(&m_mutex);
+    return std::any_of(
+        needed.cbegin(), needed.cend(),
+        [this](const SecretRequirement &requirement) { return isPendingLocked(requirement.key); });
 }
 
 QString SecretCache::value(const QString &key) const
@@ -309,20 +374,26 @@ void SecretCache::setWorkspaceValues(QHash<QString, QString> values)
 
 void SecretCache::setValue(const QString &key, const QString &value)
 {
-    QMutexLocker locker(&m_mutex);
-    m_values.insert(key, value);
-    m_problems.removeIf([&key](const SecretProblem &problem) { return problem.key == key; });
+    {
+        QMutexLocker locker(&m_mutex);
+        m_values.insert(key, value);
+        m_problems.removeIf([&key](const SecretProblem &problem) { return problem.key == key; });
+    }
+    Q_EMIT valuesChanged();
 }
 
 void SecretCache::removeValue(const QString &key)
 {
-    QMutexLocker locker(&m_mutex);
-    m_values.remove(key);
-    // A topic that still declares this key stays closed (see topicAccessKey()).
-    for (auto it = m_topicKeyRefs.cbegin(); it != m_topicKeyRefs.cend(); ++it) {
-        if (it.value() == key && !m_failClosedKeys.contains(it.key()))
-            m_failClosedKeys.insert(it.key(), unguessableKey());
+    {
+        QMutexLocker locker(&m_mutex);
+        m_values.remove(key);
+        // A topic that still declares this key stays closed (see topicAccessKey()).
+        for (auto it = m_topicKeyRefs.cbegin(); it != m_topicKeyRefs.cend(); ++it) {
+            if (it.value() == key && !m_failClosedKeys.contains(it.key()))
+                m_failClosedKeys.insert(it.key(), unguessableKey());
+        }
     }
+    Q_EMIT valuesChanged();
 }
 
 } // namespace EventDesk

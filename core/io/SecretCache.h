@@ -34,6 +34,9 @@ struct SecretProblem
     QString purpose;
     QString reason;
     QString environmentVariable; // eventdeskd's alternative
+    // No source said the secret is not stored: each one that holds secrets failed or was
+    // unavailable (a keychain whose prompt was cancelled). What needs it keeps waiting.
+    bool storeUnavailable = false;
 };
 
 // The engine needs secrets synchronously at send time (Engine::setSecretResolver, the topic
@@ -55,12 +58,27 @@ public:
     // other topic's key is looked up as optional, so that EVENTDESK_TOPIC_KEY_<TOPIC> (and a key
     // stored in the keychain without a declaration) keeps protecting the topic.
     static QList<SecretRequirement> requirements(const Workspace &workspace);
+    // What one subscription needs: its secret delivery headers, its destination's key (storage
+    // queue, Service Bus, Event Hubs) and its Azure Blob dead-letter destination's account key.
+    static QList<SecretRequirement> requirements(const QString &topic,
+                                                 const EventSubscription &subscription);
 
     // Loads every secret of the workspace (replacing what was cached). Waits for sources that
     // are still being probed. done receives the required secrets that are unavailable.
+    // A source that mayPrompt() (the keychain) is asked only for the secrets the workspace
+    // references, never for optional topic keys: a workspace that references no secret never
+    // touches it. isLoaded() is false from here until done is called.
     using LoadCallback = std::function<void(const QList<SecretProblem> &problems)>;
     void load(const Workspace &workspace, LoadCallback done = {});
     bool isLoaded() const;
+    // The topic declares an access key whose value has not come yet: loading, or every store
+    // that could hold it unavailable (the topic endpoint answers 503 rather than 401 for a key
+    // that is only late).
+    bool isTopicKeyPending(const QString &topic) const;
+    // The subscription needs a secret that has not come yet, in the same sense (Engine::
+    // setSecretsPending): loading, or its store unavailable. A secret that is simply not stored
+    // is an answer: the subscription goes on without it.
+    bool isAwaited(const QString &topic, const EventSubscription &subscription) const;
 
     // Thread-safe lookups.
     QString value(const QString &key) const; // empty when unknown
@@ -84,6 +102,8 @@ public:
 
 Q_SIGNALS:
     void loaded(const QList<EventDesk::SecretProblem> &problems);
+    // setValue() or removeValue() changed what the cache holds.
+    void valuesChanged();
 
 private:
     struct LoadRun;
@@ -91,6 +111,8 @@ private:
     void lookUp(const std::shared_ptr<LoadRun> &run, qsizetype requirementIndex,
                 qsizetype sourceIndex, QStringList reasons);
     void finishLoad(const std::shared_ptr<LoadRun> &run);
+    // Under m_mutex: the secret under key has not come yet (see isAwaited()).
+    bool isPendingLocked(const QString &key) const;
 
     QList<QPointer<SecretStore>> m_sources;
     mutable QMutex m_mutex;

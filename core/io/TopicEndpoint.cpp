@@ -21,6 +21,9 @@ namespace EventDesk {
 
 namespace {
 
+// A key awaited from the keychain usually comes within seconds of the user unlocking it.
+constexpr int KeyWaitRetryAfterSeconds = 5;
+
 HttpResponse errorResponse(int status, const QString &code, const QString &message)
 {
     return HttpResponse{status, "application/json", TopicEndpoint::errorBody(code, message), {}};
@@ -85,6 +88,11 @@ Expected<quint16> TopicEndpoint::listen(const QHostAddress &address, quint16 por
     if (bound)
         m_engine->setValidationBaseUrl(QUrl(u"http://%1:%2"_s.arg(urlHostFor(address)).arg(bound.value())));
     return bound;
+}
+
+void TopicEndpoint::setKeyWait(KeyWait keyWait)
+{
+    m_keyWait = std::move(keyWait);
 }
 
 void TopicEndpoint::setWallClock(WallClock wallClock)
@@ -166,6 +174,12 @@ void TopicEndpoint::handlePublish(const QString &topicName, const HttpRequest &r
     if (!m_engine->hasTopic(topicName)) {
         reply.respond(errorResponse(404, u"NotFound"_s,
                                     u"Topic '%1' does not exist in this workspace."_s.arg(topicName)));
+        return;
+    }
+    if (const QString waiting = m_keyWait ? m_keyWait(topicName) : QString(); !waiting.isEmpty()) {
+        HttpResponse response = errorResponse(503, u"ServiceUnavailable"_s, waiting);
+        response.headers.append({"Retry-After", QByteArray::number(KeyWaitRetryAfterSeconds)});
+        reply.respond(response);
         return;
     }
     const QString expectedKey = m_keyProvider ? m_keyProvider(topicName) : QString();

@@ -40,6 +40,10 @@ public:
     // Returns the access key of a topic, or an empty string when the topic has none.
     using KeyProvider = std::function<QString(const QString &topicName)>;
 
+    // Non-empty while a topic's access key has not come from the secret store yet (the keychain
+    // is locked or prompting): why, for the 503 that publishers then get.
+    using KeyWait = std::function<QString(const QString &topicName)>;
+
     // The wall-clock time a SAS token's expiry is compared with.
     using WallClock = std::function<QDateTime()>;
 
@@ -49,6 +53,10 @@ public:
     // A token's expiry is the wall-clock time its client wrote, so it is compared with the wall
     // clock and not with the engine's clock, which --time-scale makes run faster. Tests replace it.
     void setWallClock(WallClock wallClock);
+    // README "Secrets": a publish to a topic whose key is still awaited is answered 503 with
+    // Retry-After (the SDKs send it again) - neither accepted without its key nor refused as if
+    // the publisher's credential were wrong.
+    void setKeyWait(KeyWait keyWait);
 
     // Binds to address:port (port 0 picks a free one) and returns the port bound. Also tells the
     // engine the base of its validation URLs.
@@ -79,6 +87,7 @@ private:
 
     Engine *m_engine;
     KeyProvider m_keyProvider;
+    KeyWait m_keyWait;
     HttpServer m_server;
     TestReceiverService m_receivers;
     WallClock m_wallClock;

@@ -85,7 +85,8 @@ void KeychainSecretStore::probe(int attempt, int retryDelayMs)
             self->setAvailability(Availability::Available);
             return;
         }
-        if (attempt == 1) {
+        // A prompt the user cancelled is an answer: asking again would only bring it back.
+        if (attempt == 1 && error != QKeychain::AccessDeniedByUser) {
             // A keyring daemon started with the session may not be up yet: try once more.
             qCInfo(lcSecrets).noquote()
                 << u"system keychain not usable yet (%1), retrying in %2 ms"_s.arg(text).arg(

@@ -13,8 +13,9 @@ namespace EventDesk {
 // QtKeychain 0.13 on Linux has no availability check and no working insecure fallback with
 // libsecret, so checkAvailability() probes by writing and deleting an entry. A missing or locked
 // keyring (NoBackendAvailable, OtherError, AccessDenied, "object does not exist") is tried once
-// more shortly after start-up; if it still fails the store is Unavailable with a reason the
-// user can act on. It never falls back to another store by itself.
+// more shortly after start-up (not after the user cancelled the keychain's prompt); if it still
+// fails the store is Unavailable with a reason the user can act on. It never falls back to another
+// store by itself. The desktop app probes only once a workspace references a secret.
 class KeychainSecretStore final : public SecretStore
 {
     Q_OBJECT
@@ -32,6 +33,7 @@ public:
     void write(const QString &key, const QString &value, DoneCallback done) override;
     void remove(const QString &key, DoneCallback done) override;
     QString description() const override;
+    bool mayPrompt() const override { return true; }
 
     // The user-facing reason when a QtKeychain error means "no usable keychain", else nullopt.
     static std::optional<QString> unavailabilityFor(int keychainError, const QString &errorString);

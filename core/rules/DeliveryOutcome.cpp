@@ -50,13 +50,15 @@ QString deliveryOutcomeName(DeliveryOutcome outcome)
         return u"EndpointValidationPending"_s;
     case DeliveryOutcome::EndpointValidationFailed:
         return u"EndpointValidationFailed"_s;
+    case DeliveryOutcome::KeychainPending:
+        return u"KeychainPending"_s;
     }
     return QString();
 }
 
 std::optional<DeliveryOutcome> deliveryOutcomeFromName(const QString &name)
 {
-    const int last = static_cast<int>(DeliveryOutcome::EndpointValidationFailed);
+    const int last = static_cast<int>(DeliveryOutcome::KeychainPending);
     for (int value = 0; value <= last; ++value) {
         const auto outcome = static_cast<DeliveryOutcome>(value);
         if (deliveryOutcomeName(outcome) == name)

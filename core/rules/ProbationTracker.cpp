@@ -52,6 +52,7 @@ qint64 ProbationTracker::probationDurationMs(DeliveryOutcome outcome)
     case DeliveryOutcome::Delivering:
     case DeliveryOutcome::EndpointValidationPending: // never sent: says nothing of the endpoint's health
     case DeliveryOutcome::EndpointValidationFailed:
+    case DeliveryOutcome::KeychainPending:
         return 0;
     }
     return 0;

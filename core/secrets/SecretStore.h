@@ -48,6 +48,10 @@ public:
     virtual QString warning() const { return {}; }
     // False for read-only sources (environment variables).
     virtual bool isWritable() const { return true; }
+    // True when asking may put a dialog in front of the user (the system keychain: "unlock your
+    // keyring", "choose a password for the new keyring"), so it is asked only for secrets a
+    // workspace references (SecretCache).
+    virtual bool mayPrompt() const { return false; }
 
     Availability availability() const { return m_availability; }
     QString unavailabilityReason() const { return m_unavailabilityReason; }

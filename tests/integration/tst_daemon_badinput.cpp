@@ -11,6 +11,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -69,6 +70,7 @@ private Q_SLOTS:
     void r6b2_outOfRangePolicyIsRefusedAtStart();
     void workspace_malformedJsonIsRefusedAndLeftUnchanged();
     void h1_lineBreakInStaticHeaderIsRefusedAtStart();
+    void listen_busyPortFailsFast();
 
 private:
     // SPEC §10: a rejected request stores nothing and the daemon keeps answering. A sentinel
@@ -378,6 +380,27 @@ void DaemonBadInputTest::h1_lineBreakInStaticHeaderIsRefusedAtStart()
     QVERIFY2(error.contains("workspace.json"_L1), qPrintable(error));
     QVERIFY2(error.contains("deliveryAttributeMappings[1]"_L1), qPrintable(error));
     QVERIFY2(error.contains("X-Injected-Header"_L1), qPrintable(u"the header is not named in: "_s + error));
+}
+
+// A server does not move to another port by itself (the desktop app does): a taken --listen port
+// ends eventdeskd at once with exit status 2 and a message naming the address and what to do.
+void DaemonBadInputTest::listen_busyPortFailsFast()
+{
+    QTcpServer other;
+    QVERIFY(other.listen(QHostAddress::LocalHost, 0));
+    QTemporaryDir workspace;
+    QVERIFY(workspace.isValid());
+    DaemonProcess daemon(workspace.path());
+    daemon.setExtraArguments({u"--listen"_s, u"127.0.0.1:%1"_s.arg(other.serverPort())});
+    QVERIFY2(daemon.runExpectingExit(), qPrintable(daemon.standardOutput()));
+    QCOMPARE(daemon.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(daemon.exitCode(), 2);
+    const QString error = daemon.standardError();
+    QVERIFY2(error.contains(u"cannot listen on 127.0.0.1:%1"_s.arg(other.serverPort())),
+             qPrintable(error));
+    QVERIFY2(error.contains(u"--listen HOST:PORT"_s), qPrintable(error));
+    QVERIFY(!daemon.standardOutput().contains(u"listening on"_s));
+    QVERIFY(!other.hasPendingConnections());
 }
 
 QTEST_GUILESS_MAIN(DaemonBadInputTest)

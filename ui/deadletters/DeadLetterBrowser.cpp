@@ -57,7 +57,7 @@ constexpr DeliveryOutcome failureOutcomes[] = {
     DeliveryOutcome::Aborted,        DeliveryOutcome::Probation,
     DeliveryOutcome::Canceled,       DeliveryOutcome::Disabled,
     DeliveryOutcome::Full,           DeliveryOutcome::EndpointValidationPending,
-    DeliveryOutcome::EndpointValidationFailed,
+    DeliveryOutcome::EndpointValidationFailed, DeliveryOutcome::KeychainPending,
 };
 
 FilterBar::Fields filterFields()

@@ -65,10 +65,15 @@ void MainStatusBar::setReadOnly(bool readOnly)
 
 void MainStatusBar::setListenUrl(const QString &url)
 {
-    if (url.isEmpty())
+    if (url.isEmpty()) {
         m_listenLabel->clear();
-    else
-        m_listenLabel->setText(tr("Topic endpoint: %1/topics/<topic>/api/events").arg(url));
+        m_listenLabel->setToolTip(QString());
+    } else {
+        m_listenLabel->setText(url);
+        m_listenLabel->setToolTip(tr("Topic endpoint: %1/topics/<topic>/api/events\n"
+                                     "Test receivers: %1/receivers/<name>")
+                                      .arg(url));
+    }
 }
 
 void MainStatusBar::showTotals(const SnapshotTotals &totals)
@@ -106,17 +111,17 @@ void MainStatusBar::showSecrets(const SecretStore &store, const QList<SecretProb
     QString text;
     QStringList details;
     if (store.availability() == SecretStore::Availability::Unavailable) {
-        text = tr("⚠ Secrets unavailable: %1 — <a href=\"choose\">choose where to keep them…</a>")
-                   .arg(store.unavailabilityReason().toHtmlEscaped());
+        text = tr("⚠ <a href=\"choose\">Keychain unavailable</a>");
+        details << store.unavailabilityReason();
     } else if (!store.warning().isEmpty()) {
-        text = tr("⚠ %1").arg(store.warning().toHtmlEscaped());
+        text = tr("⚠ <a href=\"choose\">Secrets: %1</a>").arg(store.description().toHtmlEscaped());
+        details << store.warning();
     }
     for (const SecretProblem &problem : problems)
         details << tr("%1: %2").arg(problem.purpose, problem.reason);
-    if (!problems.isEmpty()) {
-        if (text.isEmpty())
-            text = tr("⚠ %n secret(s) unavailable — <a href=\"choose\">details…</a>", nullptr,
-                      int(problems.size()));
+    if (!problems.isEmpty() && text.isEmpty()) {
+        text = tr("⚠ <a href=\"choose\">%n secret(s) unavailable</a>", nullptr,
+                  int(problems.size()));
     }
     m_secretsLabel->setText(text);
     m_secretsLabel->setToolTip(details.join(u'\n'));

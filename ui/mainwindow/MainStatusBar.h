@@ -29,7 +29,9 @@ struct SnapshotTotals
 };
 
 // The main window's status bar: what the engine is doing, where the topic endpoint listens,
-// whether secrets can be kept, and the totals of the last snapshot.
+// whether secrets can be kept, and the totals of the last snapshot. Every item is short (a few
+// words, the details in its tooltip) so that none cuts another: whole messages go to the
+// window's banners (WindowNotices).
 class MainStatusBar final : public QObject
 {
     Q_OBJECT
@@ -38,7 +40,7 @@ public:
     explicit MainStatusBar(QStatusBar *bar);
     ~MainStatusBar() override;
 
-    // "Starting…", "Loading secrets…", "Engine running", ...
+    // "Starting engine…", "Engine running", ...
     void setEngineState(const QString &text);
     // A read-only monitor: the totals are those of the owner's engine, and no engine runs here.
     void setReadOnly(bool readOnly);
@@ -46,7 +48,8 @@ public:
     void setListenUrl(const QString &url);
     // Totals, and the number of subscriptions in probation next to the engine state.
     void showTotals(const SnapshotTotals &totals);
-    // A warning when secrets cannot be kept, or required ones are missing; nothing otherwise.
+    // A short warning when secrets cannot be kept, or required ones are missing; nothing
+    // otherwise. The reason is in its tooltip and the secrets banner.
     void showSecrets(const EventDesk::SecretStore &store,
                      const QList<EventDesk::SecretProblem> &problems);
 

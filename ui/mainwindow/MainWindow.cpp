@@ -1,9 +1,10 @@
 #include "MainWindow.h"
 
+#include "Banner.h"
 #include "MainStatusBar.h"
 #include "MainWindowActions.h"
-#include "MonitorBanner.h"
 #include "MonitorMode.h"
+#include "WindowNotices.h"
 #include "WorkspaceFolders.h"
 #include "WorkspaceTreeModel.h"
 #include "dashboard/DashboardView.h"
@@ -11,13 +12,13 @@
 #include "editor/SubscriptionEditor.h"
 #include "io/SecretCache.h"
 #include "io/SharedAccessSignature.h"
-#include "secrets/SecretStore.h"
 #include "io/TopicEndpoint.h"
 #include "io/WorkspaceFolder.h"
 #include "io/WorkspaceLock.h"
 #include "log/DeliveryLogView.h"
 #include "log/EventInspector.h"
 #include "receivers/ReceiversView.h"
+#include "secrets/SecretStore.h"
 #include "send/SendEventDialog.h"
 
 #include <QAction>
@@ -38,6 +39,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTreeView>
+#include <QUrl>
 #include <QVBoxLayout>
 
 using namespace Qt::StringLiterals;
@@ -47,6 +49,7 @@ namespace EventDesk::Ui {
 MainWindow::MainWindow(Options options, QWidget *parent)
     : QMainWindow(parent)
     , m_options(std::move(options))
+    , m_listenPorts(m_options.listenHost, m_options.listenPort, m_options.listenFromCommandLine)
     , m_changes(this)
     , m_actions(new MainWindowActions(this))
 {
@@ -58,7 +61,14 @@ MainWindow::MainWindow(Options options, QWidget *parent)
     connect(m_folders, &WorkspaceFolders::openRequested, this, &MainWindow::openWorkspace);
     m_monitorMode = new MonitorMode(
         &m_host, {this, m_tabs, m_editor, m_deadLetters, m_receivers, m_statusBar}, m_folders, this);
-    static_cast<QVBoxLayout *>(m_central->layout())->insertWidget(0, m_monitorMode->banner());
+    auto *centralLayout = static_cast<QVBoxLayout *>(m_central->layout());
+    centralLayout->insertWidget(0, m_monitorMode->banner());
+    m_notices = new WindowNotices(this);
+    centralLayout->insertWidget(1, m_notices->portBanner());
+    centralLayout->insertWidget(2, m_notices->secretsBanner());
+    connect(m_notices, &WindowNotices::listenOnRequested, this, &MainWindow::chooseListenPort);
+    connect(m_notices, &WindowNotices::secretStorageRequested, this,
+            [this] { m_secrets.chooseStorage(this); });
     connect(m_monitorMode, &MonitorMode::takeOverRequested, this,
             [this] { openWorkspace(m_workspaceDirectory); });
     connectActions();
@@ -71,7 +81,8 @@ MainWindow::MainWindow(Options options, QWidget *parent)
         if (!m_workspaceDirectory.isEmpty())
             openWorkspace(m_workspaceDirectory);
     });
-    m_secrets.checkKeychain();
+    // The keychain is not asked anything here: only a workspace that references a secret asks it
+    // (WorkspaceSecrets::load), so a first run shows no keyring prompt.
     connect(&m_host, &EngineHost::started, this, &MainWindow::onEngineStarted);
     connect(&m_host, &EngineHost::monitorStarted, this, &MainWindow::onMonitorStarted);
     connect(&m_host, &EngineHost::workspaceChanged, this, [this] {
@@ -161,6 +172,7 @@ void MainWindow::connectActions()
         m_tabs->setCurrentWidget(m_deadLetters);
     });
     on(Command::SecretStorage, [this] { m_secrets.chooseStorage(this); });
+    on(Command::ListenOn, &MainWindow::chooseListenPort);
     on(Command::Revalidate, [this] {
         const QString subscription = selectedSubscription();
         QPointer<MainWindow> self(this);
@@ -314,7 +326,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
     event->accept();
 }
 
-MonitorBanner *MainWindow::monitorBanner() const
+Banner *MainWindow::monitorBanner() const
 {
     return m_monitorMode->banner();
 }
@@ -331,7 +343,7 @@ void MainWindow::openWorkspace(const QString &directory)
     const QString absolute = QDir(directory).absolutePath();
     // One owner per workspace: asked before the open workspace is stopped, so that Cancel leaves
     // it open. The engine takes the lock itself; if another one came first, onEngineStarted() asks.
-    if (!(m_host.isRunning() && absolute == m_workspaceDirectory)) {
+    if (!((m_host.isRunning() || m_host.isStarting()) && absolute == m_workspaceDirectory)) {
         if (const auto owner = WorkspaceLock::currentOwner(absolute)) {
             workspaceInUse(absolute, *owner);
             return;
@@ -346,7 +358,11 @@ void MainWindow::openWorkspace(const QString &directory)
     EngineHost::Config config;
     config.workspaceDirectory = m_workspaceDirectory;
     config.listenHost = m_options.listenHost;
-    config.listenPort = m_options.listenPort;
+    config.listenPort = m_listenPorts.portFor(m_workspaceDirectory);
+    // A taken port does not keep the workspace closed (ListenPorts); the workspace's webhooks name
+    // its receivers by the usual port.
+    config.busyPort = EngineHost::Config::BusyPort::NextFree;
+    config.receiverPort = m_options.listenPort;
     config.timeScale = m_options.timeScale;
     config.jitter = m_options.jitter;
     config.secrets = m_secrets.cache();
@@ -357,8 +373,8 @@ void MainWindow::openWorkspace(const QString &directory)
         config.listenPort = TopicEndpoint::findFreePort(address);
     setWindowTitle(tr("%1[*] — EventDesk").arg(QFileInfo(m_workspaceDirectory).fileName()));
 
-    // The secrets the workspace needs are loaded before its engine starts, so that the first
-    // deliveries already carry their secret headers.
+    // The engine starts at once; the secrets the workspace needs load meanwhile. Until they have
+    // come, what needs one waits (EngineWorker::Settings::secrets) and the rest runs.
     const QString host = m_options.listenHost.contains(u':') ? u'[' + m_options.listenHost + u']' : m_options.listenHost;
     auto workspace = WorkspaceFolder::openOrCreate(m_workspaceDirectory,
                                                    u"http://%1:%2"_s.arg(host).arg(config.listenPort));
@@ -366,18 +382,31 @@ void MainWindow::openWorkspace(const QString &directory)
         onEngineStarted(false, workspace.error(), QString());
         return;
     }
-    m_statusBar->setEngineState(tr("Loading secrets…"));
-    QPointer<MainWindow> self(this);
-    m_secrets.open(m_workspaceDirectory, workspace.value(), this, [self, config] {
-        if (!self)
-            return;
-        self->m_statusBar->setEngineState(tr("Starting engine…"));
-        self->m_host.start(config);
-    });
+    // The engine starts at once; subscriptions that need a secret wait for it (WorkspaceSecrets).
+    m_secrets.open(m_workspaceDirectory, workspace.value(), this, {});
+    m_statusBar->setEngineState(tr("Starting engine…"));
+    m_host.start(config);
+}
+
+void MainWindow::chooseListenPort()
+{
+    if (m_workspaceDirectory.isEmpty())
+        return;
+    const quint16 current = quint16(QUrl(m_host.listenUrl()).port(0));
+    if (const std::optional<quint16> port = m_listenPorts.ask(this, current))
+        listenOn(*port);
+}
+
+void MainWindow::listenOn(quint16 port)
+{
+    m_listenPorts.choose(m_workspaceDirectory, port);
+    openWorkspace(m_workspaceDirectory);
 }
 
 void MainWindow::onEngineStarted(bool ok, const QString &error, const QString &listenUrl)
 {
+    m_notices->showListening(ok ? m_host.busyPort() : QString(), listenUrl,
+                             m_listenPorts.usualUrl());
     if (!ok) {
         m_statusBar->setEngineState(tr("Engine stopped"));
         m_statusBar->setListenUrl(QString());
@@ -483,6 +512,18 @@ void MainWindow::onSnapshot(const EngineSnapshot &snapshot)
     }
     m_statusBar->showTotals(totals);
     m_statusBar->showHealth(snapshot);
+    if (waitingForKeychain() != m_shownWaiting)
+        updateSecretsStatus();
+}
+
+QStringList MainWindow::waitingForKeychain() const
+{
+    QStringList waiting;
+    for (const SubscriptionSnapshot &subscription : m_lastSnapshot.subscriptions) {
+        if (subscription.awaitingSecrets)
+            waiting << subscription.topic + u" / "_s + subscription.subscription;
+    }
+    return waiting;
 }
 
 QString MainWindow::selectedTopic() const
@@ -690,7 +731,8 @@ void MainWindow::newSubscription()
     do {
         subscription.name = u"subscription-%1"_s.arg(suffix++);
     } while (findSubscription(*topic, subscription.name) >= 0);
-    subscription.endpointUrl = QUrl(m_host.listenUrl() + u"/receivers/demo"_s);
+    // The usual address: on another port for now (ListenPorts), the engine follows it there.
+    subscription.endpointUrl = QUrl(m_listenPorts.usualUrl() + u"/receivers/demo"_s);
     subscription.deliverySchema = topic->inputSchema;
     m_editingTopic = topic->name;
     m_editingSubscription = subscription.name;
@@ -727,6 +769,8 @@ void MainWindow::useSecretStore(std::unique_ptr<SecretStore> store)
 void MainWindow::updateSecretsStatus()
 {
     m_statusBar->showSecrets(*m_secrets.activeStore(), m_secrets.problems());
+    m_shownWaiting = waitingForKeychain();
+    m_notices->showSecrets(*m_secrets.activeStore(), m_secrets.problems(), m_shownWaiting);
 }
 
 void MainWindow::editTopicAccessKey()

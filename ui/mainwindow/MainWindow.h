@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ListenPorts.h"
 #include "WorkspaceChanges.h"
 #include "WorkspaceInUseDialog.h"
 #include "WorkspaceSecrets.h"
@@ -28,8 +29,9 @@ class DeadLetterBrowser;
 class DeliveryLogView;
 class MainStatusBar;
 class MainWindowActions;
-class MonitorBanner;
+class Banner;
 class MonitorMode;
+class WindowNotices;
 class ReceiversView;
 class SubscriptionEditor;
 class WorkspaceFolders;
@@ -53,6 +55,7 @@ public:
     {
         QString listenHost = QStringLiteral("127.0.0.1");
         quint16 listenPort = 5170;
+        bool listenFromCommandLine = false; // --listen given: it wins over Listen On… choices
         double timeScale = 1.0;
         bool jitter = true;
     };
@@ -68,8 +71,14 @@ public:
     void setWorkspaceInUseHandler(WorkspaceInUseHandler handler);
     // The window shows a workspace that another engine owns, read-only.
     bool isMonitoring() const { return m_host.isMonitoring(); }
-    MonitorBanner *monitorBanner() const;
+    Banner *monitorBanner() const;
     const QString &workspaceDirectory() const { return m_workspaceDirectory; }
+    // The banners of a busy port and of the secrets (the status bar keeps short items only).
+    WindowNotices *notices() const { return m_notices; }
+    // Workspace ▸ Listen On…: asks for the workspace's port, remembers it and opens the workspace
+    // on it (ListenPorts).
+    void chooseListenPort();
+    void listenOn(quint16 port);
     static QString defaultWorkspaceDirectory();
     // PNG sizes, so no image-format plugin is needed for the window icon.
     static QIcon applicationIcon();
@@ -133,11 +142,14 @@ private:
     void applyWorkspace(const Workspace &workspace, const QString &successMessage);
     void apply(const std::optional<WorkspaceChange> &change);
     void updateSecretsStatus();
+    // Subscriptions ("topic / subscription") of the last snapshot that wait for the keychain.
+    QStringList waitingForKeychain() const;
     void editTopicAccessKey();
     void copySasToken();
     void editStorageAccountKey();
 
     Options m_options;
+    ListenPorts m_listenPorts;
     WorkspaceSecrets m_secrets;
     EngineHost m_host;
     Workspace m_workspace;
@@ -156,6 +168,8 @@ private:
     WorkspaceFolders *m_folders = nullptr;
     MainStatusBar *m_statusBar = nullptr;
     MonitorMode *m_monitorMode = nullptr;
+    WindowNotices *m_notices = nullptr;
+    QStringList m_shownWaiting; // waitingForKeychain() as the secrets banner shows it
     QWidget *m_central = nullptr;
     QSplitter *m_splitter = nullptr;
     QTreeView *m_tree = nullptr;

@@ -59,6 +59,10 @@ MainWindowActions::MainWindowActions(QObject *parent)
     secretStorage->setToolTip(
         tr("Where secret header values, topic keys and storage keys are kept"));
 
+    QAction *listenOn = add(ListenOn, u"network-server"_s, tr("&Listen On…"));
+    listenOn->setToolTip(tr("Choose the port of this workspace's topic endpoint and test "
+                            "receivers (remembered for the workspace)"));
+
     QAction *revalidate = add(Revalidate, u"view-refresh"_s, tr("&Validate Now"));
     revalidate->setToolTip(tr("Send the endpoint validation handshake of this subscription now, "
                               "without waiting for the next scheduled attempt"));
@@ -105,6 +109,7 @@ void MainWindowActions::update(const State &state)
     action(CopySasToken)->setEnabled(running && state.topicSelected);
     action(StorageAccountKey)->setEnabled(running && state.deadLettersToAzure);
     action(SendTestEvent)->setEnabled(running && state.workspaceHasTopics);
+    action(ListenOn)->setEnabled(!state.readOnly);
     action(ImportSubscriptions)->setEnabled(running && state.topicSelected);
     action(ExportSubscriptions)->setEnabled(readable && state.topicSelected);
     const bool enabled = state.subscriptionEnabled;
@@ -146,6 +151,7 @@ void MainWindowActions::addMenusAndToolBar(QMainWindow *window, QTabWidget *tabs
     workspace->addAction(action(CopySasToken));
     workspace->addAction(action(StorageAccountKey));
     workspace->addAction(action(SecretStorage));
+    workspace->addAction(action(ListenOn));
 
     QMenu *events = bar->addMenu(tr("&Events"));
     events->addAction(action(SendTestEvent));

@@ -52,6 +52,7 @@ public:
         CopySasToken,
         StorageAccountKey,
         SecretStorage,
+        ListenOn,
         About,
         CommandCount
     };

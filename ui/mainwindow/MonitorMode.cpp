@@ -1,12 +1,13 @@
 #include "MonitorMode.h"
 
+#include "Banner.h"
 #include "MainStatusBar.h"
-#include "MonitorBanner.h"
 #include "deadletters/DeadLetterBrowser.h"
 #include "host/EngineHost.h"
 
 #include <QFileInfo>
 #include <QMainWindow>
+#include <QPushButton>
 #include <QTabWidget>
 
 using namespace Qt::StringLiterals;
@@ -19,11 +20,14 @@ MonitorMode::MonitorMode(EngineHost *host, const Views &views, const WorkspaceFo
     , m_host(host)
     , m_views(views)
     , m_folders(folders)
-    , m_banner(new MonitorBanner)
+    , m_banner(new Banner(Banner::Kind::Information, u"monitorBanner"_s))
 {
-    m_banner->setVisible(false);
+    QPushButton *takeOver = m_banner->addButton(tr("Take Over"), u"takeOver"_s);
+    takeOver->setToolTip(
+        tr("Open the workspace with this window's own engine: it delivers the pending events"));
+    takeOver->setVisible(false);
     m_receiversToolTip = m_views.tabs->tabToolTip(m_views.tabs->indexOf(m_views.receivers));
-    connect(m_banner, &MonitorBanner::takeOverRequested, this, &MonitorMode::takeOverRequested);
+    connect(takeOver, &QPushButton::clicked, this, &MonitorMode::takeOverRequested);
     connect(m_host, &EngineHost::ownerChanged, this, [this] {
         if (m_active)
             showOwner();
@@ -75,7 +79,22 @@ void MonitorMode::showOwner()
     const std::optional<WorkspaceOwner> owner = m_host->owner();
     if (owner)
         m_lastOwner = *owner;
-    m_banner->showOwner(owner, m_lastOwner);
+    // The owner, that nothing can be changed here, and once the owner has stopped, Take Over.
+    const QString title = tr("<b>Read-only monitor</b>");
+    if (owner) {
+        m_banner->showMessage(
+            tr("%1 — this workspace is owned by <b>%2</b>, which delivers its events. This "
+               "window shows what that engine writes; editing, sending test events and "
+               "resubmitting are off.")
+                .arg(title, WorkspaceInUseDialog::ownerText(*owner).toHtmlEscaped()));
+    } else {
+        m_banner->showMessage(
+            tr("%1 — %2 has stopped: no engine runs this workspace now. Take it over to deliver "
+               "its pending events from this window.")
+                .arg(title, WorkspaceInUseDialog::ownerText(m_lastOwner).toHtmlEscaped()));
+    }
+    m_banner->setVisible(true);
+    m_banner->button(u"takeOver"_s)->setVisible(!owner);
     const QString name = QFileInfo(m_directory).fileName();
     m_views.window->setWindowTitle(
         owner ? tr("%1 — Read-Only Monitor (owned by %2 pid %3) — EventDesk")

@@ -18,7 +18,7 @@ namespace EventDesk::Ui {
 
 class DeadLetterBrowser;
 class MainStatusBar;
-class MonitorBanner;
+class Banner;
 class WorkspaceFolders;
 
 // The window's read-only monitor mode (README "One owner per workspace"). When a workspace being
@@ -48,7 +48,8 @@ public:
                 QObject *parent);
     ~MonitorMode() override;
 
-    MonitorBanner *banner() const { return m_banner; }
+    // The read-only note, with its Take Over button ("takeOver") once the owner has stopped.
+    Banner *banner() const { return m_banner; }
 
     void setWorkspaceInUseHandler(WorkspaceInUseHandler handler);
     // What to do with directory, which owner holds.
@@ -69,7 +70,7 @@ private:
     Views m_views;
     const WorkspaceFolders *m_folders = nullptr;
     WorkspaceInUseHandler m_handler;
-    QPointer<MonitorBanner> m_banner;
+    QPointer<Banner> m_banner;
     QString m_directory;
     QString m_receiversToolTip;
     EventDesk::WorkspaceOwner m_lastOwner;

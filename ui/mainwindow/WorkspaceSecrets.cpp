@@ -21,6 +21,8 @@
 #include <QPointer>
 #include <QPushButton>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace EventDesk::Ui {
@@ -37,6 +39,7 @@ WorkspaceSecrets::~WorkspaceSecrets() = default;
 
 void WorkspaceSecrets::checkKeychain()
 {
+    m_keychainChecked = true;
     m_keychain->checkAvailability();
 }
 
@@ -47,6 +50,12 @@ SecretStore *WorkspaceSecrets::activeStore() const
 
 void WorkspaceSecrets::load(const Workspace &workspace, std::function<void()> done)
 {
+    const QList<SecretRequirement> requirements = SecretCache::requirements(workspace);
+    const bool referencesSecret
+        = std::any_of(requirements.cbegin(), requirements.cend(),
+                      [](const SecretRequirement &requirement) { return requirement.required; });
+    if (referencesSecret && !m_alternative && !m_keychainChecked)
+        checkKeychain();
     QPointer<WorkspaceSecrets> self(this);
     m_cache->load(workspace, [self, done](const QList<SecretProblem> &problems) {
         if (!self)
@@ -67,6 +76,10 @@ void WorkspaceSecrets::open(const QString &directory, const Workspace &workspace
         load(workspace, std::move(done));
         return;
     }
+    // The engine may already run: a load now declares the workspace's topic keys (publishes to a
+    // keyed topic stay closed until its key comes) and brings every secret the store holds; the
+    // subscriptions whose values are being moved wait until the load after the move.
+    load(workspace);
     QPointer<WorkspaceSecrets> self(this);
     QPointer<QWidget> parent(dialogParent);
     InlineSecrets::move(

@@ -40,7 +40,8 @@ public:
     WorkspaceSecrets();
     ~WorkspaceSecrets() override;
 
-    // Finds out whether the system keychain works (statusChanged() follows).
+    // Finds out whether the system keychain works (statusChanged() follows). It may show the
+    // keychain's prompt: load() calls it only for a workspace that references a secret.
     void checkKeychain();
     // The alternative the user chose, else the keychain.
     SecretStore *activeStore() const;
@@ -49,7 +50,8 @@ public:
     // The required secrets the last load() could not find.
     const QList<SecretProblem> &problems() const { return m_problems; }
 
-    // Loads every secret workspace needs into the cache, then calls done.
+    // Loads every secret workspace needs into the cache, then calls done. The system keychain is
+    // asked (and first probed) only when the workspace references a secret.
     void load(const Workspace &workspace, std::function<void()> done = {});
     // Opening the workspace in directory: first moves secret header values written into its
     // workspace.json to the active store and out of the file (InlineSecrets), then load(). When
@@ -97,6 +99,7 @@ private:
     std::unique_ptr<SecretStore> m_alternative; // opt-in: this run only, or a 0600 file
     std::shared_ptr<SecretCache> m_cache;
     QList<SecretProblem> m_problems;
+    bool m_keychainChecked = false;
 };
 
 } // namespace EventDesk::Ui

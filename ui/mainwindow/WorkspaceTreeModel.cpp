@@ -334,6 +334,13 @@ QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const Subsc
             // Endpoint validation comes first: nothing is delivered until it succeeded.
             if (state.provisioningState != ProvisioningState::Succeeded)
                 return provisioningText(state);
+            // Its secrets have not come from the keychain: nothing is sent until they have.
+            if (state.awaitingSecrets) {
+                return state.held > 0
+                    ? tr("Waiting for the keychain · %n held", nullptr,
+                         int(std::min<qint64>(state.held, std::numeric_limits<int>::max())))
+                    : tr("Waiting for the keychain");
+            }
             if (state.probationState == ProbationTracker::State::InProbation)
                 return tr("Probation until %1 (%2)")
                     .arg(formatClock(state.probationUntilMs), deliveryOutcomeName(state.probationCause));
@@ -364,6 +371,13 @@ QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const Subsc
             if (!state.validationUrl.isEmpty())
                 tip += u'\n' + tr("Validate by opening %1 before %2.").arg(state.validationUrl, formatClock(state.validationExpiresMs));
         }
+        if (state.awaitingSecrets) {
+            tip += u'\n'
+                + tr("Waiting for the keychain: a secret this subscription needs has not come from "
+                     "it yet (unlock the keyring or answer its prompt). Its events are held - not "
+                     "attempted - and delivered once it answers, or dead-lettered at their time to "
+                     "live.");
+        }
         if (inProbation) {
             tip += u'\n'
                 + tr("In probation because of %1 after %n consecutive failure(s); ends in %2.", nullptr,
@@ -379,7 +393,7 @@ QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const Subsc
                 return QApplication::palette().color(QPalette::Disabled, QPalette::Text);
             if (state.provisioningState == ProvisioningState::Failed)
                 return outcomeColor(DeliveryOutcome::BadRequest);
-            if (state.provisioningState != ProvisioningState::Succeeded)
+            if (state.provisioningState != ProvisioningState::Succeeded || state.awaitingSecrets)
                 return outcomeColor(DeliveryOutcome::Busy);
             if (inProbation)
                 return outcomeColor(state.probationCause);
@@ -395,7 +409,7 @@ QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const Subsc
             // The light agrees with the state text: not validated is not healthy.
             if (state.provisioningState == ProvisioningState::Failed)
                 return statusLight(outcomeColor(DeliveryOutcome::BadRequest));
-            if (state.provisioningState != ProvisioningState::Succeeded)
+            if (state.provisioningState != ProvisioningState::Succeeded || state.awaitingSecrets)
                 return statusLight(outcomeColor(DeliveryOutcome::Busy));
             return statusLight(inProbation ? outcomeColor(state.probationCause)
                                            : outcomeColor(DeliveryOutcome::Delivered));

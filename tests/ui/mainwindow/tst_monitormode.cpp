@@ -11,8 +11,8 @@
 #include "io/WorkspaceFolder.h"
 #include "log/DeliveryLogModel.h"
 #include "log/DeliveryLogView.h"
+#include "mainwindow/Banner.h"
 #include "mainwindow/MainWindow.h"
-#include "mainwindow/MonitorBanner.h"
 #include "mainwindow/WorkspaceInUseDialog.h"
 #include "mainwindow/WorkspaceTreeModel.h"
 #include "store/SqliteDeliveryStore.h"
@@ -286,10 +286,10 @@ void tst_MonitorMode::monitorShowsTheOwnersDataReadOnly()
     QVERIFY(window.windowTitle().contains(u"Read-Only Monitor"_s));
     QVERIFY2(window.windowTitle().contains(u"%1 pid %2"_s.arg(LockHolder::applicationName()).arg(fixture.holder.pid())),
              qPrintable(window.windowTitle()));
-    Ui::MonitorBanner *banner = window.monitorBanner();
+    Ui::Banner *banner = window.monitorBanner();
     QVERIFY(banner->isVisible());
     QVERIFY2(banner->label()->text().contains(u"pid %1"_s.arg(fixture.holder.pid())), qPrintable(banner->label()->text()));
-    QVERIFY(!banner->takeOverButton()->isVisible());
+    QVERIFY(!banner->button(u"takeOver"_s)->isVisible());
 
     // Every command that changes the workspace or needs an engine is off; reading is not.
     QTRY_COMPARE_WITH_TIMEOUT(window.editor()->subscription().name, u"ok-sub"_s, Timeout);
@@ -434,7 +434,7 @@ void tst_MonitorMode::takeOverAfterTheOwnerIsKilled()
     fixture.store.close();
 
     fixture.holder.kill();
-    QPushButton *takeOver = window.monitorBanner()->takeOverButton();
+    QPushButton *takeOver = window.monitorBanner()->button(u"takeOver"_s);
     QTRY_VERIFY_WITH_TIMEOUT(takeOver->isVisible(), Timeout);
     QVERIFY(window.windowTitle().contains(u"owner stopped"_s));
     QVERIFY2(window.monitorBanner()->label()->text().contains(u"has stopped"_s),
@@ -527,7 +527,7 @@ void tst_MonitorMode::screenshots()
     QVERIFY(window.grab().save(QDir(target).filePath(u"monitor-editor.png"_s)));
 
     fixture.holder.kill();
-    QTRY_VERIFY_WITH_TIMEOUT(window.monitorBanner()->takeOverButton()->isVisible(), Timeout);
+    QTRY_VERIFY_WITH_TIMEOUT(window.monitorBanner()->button(u"takeOver"_s)->isVisible(), Timeout);
     window.tabs()->setCurrentWidget(window.dashboard());
     QVERIFY(window.grab().save(QDir(target).filePath(u"monitor-owner-stopped.png"_s)));
 }
