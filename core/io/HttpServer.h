@@ -17,7 +17,9 @@
 #include <QUrlQuery>
 
 #include <functional>
+#include <optional>
 
+class QSocketNotifier;
 class QTcpServer;
 class QTcpSocket;
 
@@ -95,6 +97,37 @@ struct HttpConnectionLimits
     int maxConnections = 10'000;
 };
 
+// What the server does with a request once its head is read, before any of its body is
+// (HttpServer::setAdmission): how large a body it may have, and whether it is answered without
+// its handler (a refusal, a CORS preflight).
+struct HttpAdmission
+{
+    // A larger body is answered 413 unread and the connection closed (chunked bodies too, as soon
+    // as a chunk would go beyond it). -1: the server's limit (HttpServer::setMaxBodyBytes).
+    qsizetype maxBodyBytes = -1;
+    // Answered instead of calling the handler. A body of at most SmallBodyBytes is read (and
+    // dropped) first, so the connection stays usable; a larger or chunked one is not read at all:
+    // the answer goes at once and the connection is closed.
+    std::optional<HttpResponse> answer;
+    // Added to whatever answers this request (the handler's answer, an error, the answer above).
+    HttpHeaders responseHeaders;
+
+    static constexpr qsizetype SmallBodyBytes = 64 * 1024;
+};
+
+// What the server went through, for /metrics and the app's status bar (README "Security").
+struct HttpServerStatistics
+{
+    int openConnections = 0;
+    // accept() failed and has not succeeded since (out of file descriptors, typically): new
+    // connections wait in the listen queue while the server frees idle ones and tries again.
+    bool acceptFailing = false;
+    QString lastAcceptError;
+    quint64 acceptFailures = 0; // failed accept() calls since the server started
+    quint64 shedConnections = 0; // idle connections closed to free a descriptor
+    quint64 refusedConnections = 0; // answered 503 over HttpConnectionLimits::maxConnections
+};
+
 // A small HTTP/1.1 server on QTcpServer: persistent connections, pipelined requests answered in
 // order, Content-Length and chunked request bodies, Expect: 100-continue. It exists (instead of
 // QHttpServer) because the test receivers must be able to answer late and to drop a connection
@@ -113,7 +146,11 @@ public:
     explicit HttpServer(QObject *parent = nullptr);
     ~HttpServer() override;
 
+    using Admission = std::function<HttpAdmission(const HttpRequest &head)>;
+
     void setHandler(Handler handler) { m_handler = std::move(handler); }
+    // Consulted once per request, with the request line and headers parsed and no body yet.
+    void setAdmission(Admission admission) { m_admission = std::move(admission); }
     // Requests with a larger body are answered 413 (errorBody of the caller's shape) unread, and
     // the connection is closed.
     void setMaxBodyBytes(qsizetype bytes) { m_maxBodyBytes = bytes; }
@@ -123,6 +160,7 @@ public:
     const HttpConnectionLimits &connectionLimits() const { return m_limits; }
     // Connections open now (not counting those refused over the cap).
     int connectionCount() const { return int(m_connections.size()); }
+    HttpServerStatistics statistics() const;
     // Produces the body of the errors the server answers by itself (400, 408, 413, 431, 501, 503).
     void setErrorBodyFactory(std::function<HttpResponse(int status, const QString &message)> factory)
     {
@@ -142,18 +180,27 @@ protected:
 private:
     friend class HttpConnection;
     void onNewConnection();
-    void onAcceptError(QAbstractSocket::SocketError error);
+    void take(QTcpSocket *socket);
+    void acceptPending();
+    void acceptFailed(const QString &error);
+    void resumeAccepting();
+    void acceptRecovered();
+    int shedIdleConnections();
     void refuse(QTcpSocket *socket);
+    HttpAdmission admit(const HttpRequest &head) const;
     void dispatch(const HttpRequest &request, const HttpReply &reply);
     HttpResponse errorResponse(int status, const QString &message) const;
+    static QByteArray responseHead(const HttpResponse &response, bool close);
     qint64 monotonicMs() const { return m_monotonic.elapsed(); }
     void forgetConnection(HttpConnection *connection);
     void startSweep();
     void sweep();
 
     Handler m_handler;
+    Admission m_admission;
     std::function<HttpResponse(int, const QString &)> m_errorFactory;
-    QTcpServer *m_tcpServer = nullptr;
+    QTcpServer *m_tcpServer = nullptr; // binds and listens; on Unix the server accepts itself
+    QSocketNotifier *m_acceptNotifier = nullptr;
     qsizetype m_maxBodyBytes = DefaultMaxBodyBytes;
     HttpConnectionLimits m_limits;
     // The deadlines of all connections are checked by one periodic sweep rather than a timer per
@@ -161,8 +208,18 @@ private:
     QElapsedTimer m_monotonic;
     QBasicTimer m_sweepTimer;
     QSet<HttpConnection *> m_connections;
-    bool m_acceptPaused = false;
-    bool m_acceptErrorLogged = false;
+    // Accepting after a failed accept() (acceptFailed): paused; resumed at once when idle
+    // connections could be closed, else at the next sweep; recovered once a connection is
+    // accepted again, or a sweep passed since resuming without a failure.
+    bool m_acceptFailing = false;
+    bool m_resumePending = false;
+    bool m_failedSinceResume = false;
+    qint64 m_acceptFailingSinceMs = 0;
+    quint64 m_acceptFailuresThisEpisode = 0;
+    QString m_lastAcceptError;
+    quint64 m_acceptFailures = 0;
+    quint64 m_shedConnections = 0;
+    quint64 m_refusedConnections = 0;
     bool m_refusing = false;
 };
 
