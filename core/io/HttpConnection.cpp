@@ -25,10 +25,10 @@ constexpr qint64 ReadBufferBytes = 1024 * 1024;
 
 } // namespace
 
-HttpConnection::HttpConnection(QTcpSocket *socket, HttpServer *server)
-    : QObject(server)
+HttpConnection::HttpConnection(QTcpSocket *socket, Owner &owner, QObject *parent)
+    : QObject(parent)
     , m_socket(socket)
-    , m_server(server)
+    , m_server(&owner)
 {
     socket->setParent(this);
     socket->setReadBufferSize(ReadBufferBytes);
@@ -226,11 +226,11 @@ void HttpConnection::answerAndClose(const HttpResponse &response)
 void HttpConnection::write(const HttpResponse &response, bool close)
 {
     if (m_responseHeaders.isEmpty()) {
-        m_socket->write(HttpServer::responseHead(response, close));
+        m_socket->write(response.head(close));
     } else {
         HttpResponse withHeaders = response;
         withHeaders.headers += std::exchange(m_responseHeaders, {});
-        m_socket->write(HttpServer::responseHead(withHeaders, close));
+        m_socket->write(withHeaders.head(close));
     }
     if (!response.body.isEmpty())
         m_socket->write(response.body);
@@ -296,10 +296,9 @@ bool HttpConnection::step()
             return false;
         }
         m_chunkOverheadBytes += line->extensionBytes;
-        if (m_chunkOverheadBytes > HttpServer::MaxHeaderBytes) {
+        if (m_chunkOverheadBytes > HttpMaxHeaderBytes) {
             fail(400,
-                 u"the chunk extensions of a request exceed %1 bytes"_s.arg(
-                     HttpServer::MaxHeaderBytes));
+                 u"the chunk extensions of a request exceed %1 bytes"_s.arg(HttpMaxHeaderBytes));
             return false;
         }
         m_buffer.remove(0, end + 2);
@@ -330,10 +329,9 @@ bool HttpConnection::step()
     }
     case Stage::ChunkTrailer: {
         const qsizetype end = m_buffer.indexOf("\r\n");
-        if (m_chunkOverheadBytes + (end < 0 ? m_buffer.size() : end) > HttpServer::MaxHeaderBytes) {
+        if (m_chunkOverheadBytes + (end < 0 ? m_buffer.size() : end) > HttpMaxHeaderBytes) {
             fail(431,
-                 u"the trailer of a chunked request exceeds %1 bytes"_s.arg(
-                     HttpServer::MaxHeaderBytes));
+                 u"the trailer of a chunked request exceeds %1 bytes"_s.arg(HttpMaxHeaderBytes));
             return false;
         }
         if (end < 0)
@@ -355,8 +353,8 @@ bool HttpConnection::parseHead()
         m_buffer.remove(0, 2);
     const qsizetype end = m_buffer.indexOf("\r\n\r\n");
     if (end < 0) {
-        if (m_buffer.size() > HttpServer::MaxHeaderBytes)
-            fail(431, u"the request head exceeds %1 bytes"_s.arg(HttpServer::MaxHeaderBytes));
+        if (m_buffer.size() > HttpMaxHeaderBytes)
+            fail(431, u"the request head exceeds %1 bytes"_s.arg(HttpMaxHeaderBytes));
         return false;
     }
     const QByteArray head = m_buffer.left(end);

@@ -2,7 +2,7 @@
 
 // Private to core/io: one TCP connection of HttpServer.
 
-#include "HttpServer.h"
+#include "HttpMessage.h"
 
 #include <QByteArray>
 #include <QObject>
@@ -21,7 +21,24 @@ namespace EventDesk {
 class HttpConnection final : public QObject
 {
 public:
-    HttpConnection(QTcpSocket *socket, HttpServer *server);
+    // What the connection needs of its server (HttpServer), which owns it.
+    class Owner
+    {
+    public:
+        virtual const HttpConnectionLimits &connectionLimits() const = 0;
+        virtual qsizetype maxBodyBytes() const = 0;
+        virtual qint64 monotonicMs() const = 0; // the clock of the deadlines
+        virtual HttpAdmission admit(const HttpRequest &head) const = 0;
+        virtual void dispatch(const HttpRequest &request, const HttpReply &reply) = 0;
+        virtual HttpResponse errorResponse(int status, const QString &message) const = 0;
+        virtual void forgetConnection(HttpConnection *connection) = 0; // it is being destroyed
+
+    protected:
+        ~Owner() = default;
+    };
+
+    // parent: the server (QObject), which deletes what is left of its connections.
+    HttpConnection(QTcpSocket *socket, Owner &owner, QObject *parent);
     ~HttpConnection() override;
 
     void respond(quint64 exchange, const HttpResponse &response);
@@ -64,7 +81,7 @@ private:
     void dispatch();
 
     QTcpSocket *m_socket;
-    HttpServer *m_server;
+    Owner *m_server;
     QByteArray m_buffer;
     HttpRequest m_request;
     Stage m_stage = Stage::Head;

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "../Expected.h"
+#include "HttpConnection.h"
+#include "HttpMessage.h"
 
 #include <QAbstractSocket>
 #include <QBasicTimer>
@@ -25,96 +27,6 @@ class QTcpSocket;
 
 namespace EventDesk {
 
-class HttpConnection;
-
-using HttpHeaders = QList<QPair<QByteArray, QByteArray>>;
-
-// One parsed HTTP/1.1 request.
-struct HttpRequest
-{
-    QByteArray method; // as sent, e.g. "POST"
-    QByteArray target; // request target as sent, e.g. "/topics/orders/api/events?api-version=1"
-    QString path; // decoded path of the target
-    QStringList pathSegments; // decoded, non-empty segments of the path
-    QUrlQuery query;
-    HttpHeaders headers; // in the order received, names as sent
-    QByteArray body;
-    QHostAddress peerAddress;
-
-    // The first header with this name (compared case-insensitively), or an empty array.
-    QByteArray header(QByteArrayView name) const;
-    bool hasHeader(QByteArrayView name) const;
-};
-
-struct HttpResponse
-{
-    int status = 200;
-    QByteArray contentType; // empty: no Content-Type header
-    QByteArray body;
-    HttpHeaders headers; // extra headers
-
-    static HttpResponse json(int status, const QByteArray &body);
-    static HttpResponse text(int status, const QByteArray &body, const QByteArray &contentType = "text/plain; charset=utf-8");
-};
-
-// The answer channel of one request. Copyable; the handler may answer at once or later (a test
-// receiver's delay), and may close the connection without answering (SocketError for the
-// sender). Calls after the connection went away, or after a first answer, do nothing.
-class HttpReply final
-{
-public:
-    void respond(const HttpResponse &response) const;
-    void closeWithoutAnswer() const;
-    bool isOpen() const;
-
-private:
-    friend class HttpConnection;
-    HttpReply(QObject *connection, quint64 exchange) : m_connection(connection), m_exchange(exchange) {}
-
-    QPointer<QObject> m_connection;
-    quint64 m_exchange = 0;
-};
-
-// How long the server waits for a client, and how many clients it serves at once (README "Hostile
-// HTTP"). The times are real time on the server's monotonic clock, never engine time: --time-scale
-// must not shorten them. While a request waits for its handler's answer no timeout runs, so a
-// test receiver's delay or a slow commit never cuts a connection.
-struct HttpConnectionLimits
-{
-    // From a connection's opening, or from the first byte of the next request on a kept-alive
-    // connection, until the request's head (request line and headers) is complete. A head still
-    // incomplete then is answered 408 and the connection closed (one that sent nothing is closed).
-    int headerTimeoutMs = 10'000;
-    // The longest pause while a body arrives (progress, not total time, so a large publish over a
-    // slow link is not cut): 408 and closed.
-    int bodyTimeoutMs = 30'000;
-    // How long a kept-alive connection may wait for its next request after an answer; then it is
-    // closed without a word. Longer than the one-minute idle timeout of .NET's connection pool, so
-    // that a pooled client normally closes first instead of reusing a connection being closed.
-    int idleTimeoutMs = 120'000;
-    // Connections served at once. A connection beyond them is answered 503 at once (the server's
-    // error body, Event Grid's shape on the endpoint) with "Connection: close", and closed.
-    int maxConnections = 10'000;
-};
-
-// What the server does with a request once its head is read, before any of its body is
-// (HttpServer::setAdmission): how large a body it may have, and whether it is answered without
-// its handler (a refusal, a CORS preflight).
-struct HttpAdmission
-{
-    // A larger body is answered 413 unread and the connection closed (chunked bodies too, as soon
-    // as a chunk would go beyond it). -1: the server's limit (HttpServer::setMaxBodyBytes).
-    qsizetype maxBodyBytes = -1;
-    // Answered instead of calling the handler. A body of at most SmallBodyBytes is read (and
-    // dropped) first, so the connection stays usable; a larger or chunked one is not read at all:
-    // the answer goes at once and the connection is closed.
-    std::optional<HttpResponse> answer;
-    // Added to whatever answers this request (the handler's answer, an error, the answer above).
-    HttpHeaders responseHeaders;
-
-    static constexpr qsizetype SmallBodyBytes = 64 * 1024;
-};
-
 // What the server went through, for /metrics and the app's status bar (README "Security").
 struct HttpServerStatistics
 {
@@ -133,7 +45,7 @@ struct HttpServerStatistics
 // QHttpServer) because the test receivers must be able to answer late and to drop a connection
 // without answering, on the same address as the topic endpoint. It reads framing strictly
 // (HttpSyntax.h) and bounds what one client can hold (HttpConnectionLimits).
-class HttpServer final : public QObject
+class HttpServer final : public QObject, private HttpConnection::Owner
 {
     Q_OBJECT
 
@@ -141,7 +53,7 @@ public:
     using Handler = std::function<void(const HttpRequest &request, const HttpReply &reply)>;
 
     static constexpr qsizetype DefaultMaxBodyBytes = 32 * 1024 * 1024;
-    static constexpr qsizetype MaxHeaderBytes = 64 * 1024;
+    static constexpr qsizetype MaxHeaderBytes = HttpMaxHeaderBytes;
 
     explicit HttpServer(QObject *parent = nullptr);
     ~HttpServer() override;
@@ -154,10 +66,10 @@ public:
     // Requests with a larger body are answered 413 (errorBody of the caller's shape) unread, and
     // the connection is closed.
     void setMaxBodyBytes(qsizetype bytes) { m_maxBodyBytes = bytes; }
-    qsizetype maxBodyBytes() const { return m_maxBodyBytes; }
+    qsizetype maxBodyBytes() const override { return m_maxBodyBytes; }
     // Takes effect for the next deadline of every connection; the cap for the next connection.
     void setConnectionLimits(const HttpConnectionLimits &limits);
-    const HttpConnectionLimits &connectionLimits() const { return m_limits; }
+    const HttpConnectionLimits &connectionLimits() const override { return m_limits; }
     // Connections open now (not counting those refused over the cap).
     int connectionCount() const { return int(m_connections.size()); }
     HttpServerStatistics statistics() const;
@@ -178,7 +90,6 @@ protected:
     void timerEvent(QTimerEvent *event) override;
 
 private:
-    friend class HttpConnection;
     void onNewConnection();
     void take(QTcpSocket *socket);
     void acceptPending();
@@ -187,12 +98,12 @@ private:
     void acceptRecovered();
     int shedIdleConnections();
     void refuse(QTcpSocket *socket);
-    HttpAdmission admit(const HttpRequest &head) const;
-    void dispatch(const HttpRequest &request, const HttpReply &reply);
-    HttpResponse errorResponse(int status, const QString &message) const;
-    static QByteArray responseHead(const HttpResponse &response, bool close);
-    qint64 monotonicMs() const { return m_monotonic.elapsed(); }
-    void forgetConnection(HttpConnection *connection);
+    // HttpConnection::Owner
+    HttpAdmission admit(const HttpRequest &head) const override;
+    void dispatch(const HttpRequest &request, const HttpReply &reply) override;
+    HttpResponse errorResponse(int status, const QString &message) const override;
+    qint64 monotonicMs() const override { return m_monotonic.elapsed(); }
+    void forgetConnection(HttpConnection *connection) override;
     void startSweep();
     void sweep();
 
