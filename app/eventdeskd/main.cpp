@@ -486,6 +486,8 @@ int main(int argc, char *argv[])
     std::printf("EventDesk listening on http://%s:%u\n", qPrintable(urlHost(listen->host)), unsigned(port.value()));
     std::fflush(stdout);
     qCInfo(lcDaemon) << "workspace" << workspaceDir << "time scale" << timeScale;
+    qCInfo(lcDaemon).noquote() << "requests must name this endpoint in Host:"
+                               << endpoint.acceptedHosts();
     qCInfo(lcDaemon) << "at most" << connectionLimits.maxConnections << "connections; timeouts (ms): header"
                      << connectionLimits.headerTimeoutMs << "body" << connectionLimits.bodyTimeoutMs << "idle"
                      << connectionLimits.idleTimeoutMs;

@@ -22,6 +22,9 @@ namespace EventDesk {
 
 namespace {
 
+// Set on a handshake reply cut off at MaxAnswerBytes.
+constexpr const char *OversizedAnswer = "eventdesk.oversizedAnswer";
+
 // Event Grid: a validation URL is valid for 5 minutes.
 constexpr qint64 ManualValidationWindowMs = 5 * 60 * 1000;
 
@@ -300,6 +303,14 @@ void EndpointValidation::send(Subscription &subscription, qint64 now)
     subscription.validation.reply = reply;
     subscription.validation.sentMs = now;
     m_subscriptionByReply.insert(reply, subscription.index);
+    // QNetworkReply buffers a whole body by default: hold it to MaxAnswerBytes.
+    reply->setReadBufferSize(MaxAnswerBytes);
+    QObject::connect(reply, &QNetworkReply::readyRead, &m_signals, [reply] {
+        if (reply->bytesAvailable() >= MaxAnswerBytes && reply->isRunning()) {
+            reply->setProperty(OversizedAnswer, true);
+            reply->abort(); // finished() follows, with the status and headers already read
+        }
+    });
     QObject::connect(reply, &QNetworkReply::finished, &m_signals,
                      [this, reply] { onFinished(reply); });
     qCInfo(lcDelivery) << "validating the endpoint of" << subscription.displayName();
@@ -343,6 +354,7 @@ void EndpointValidation::onFinished(QNetworkReply *reply)
     const qint64 now = m_state.clock->nowMs();
     const QVariant statusAttribute = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
     const int httpStatus = statusAttribute.isValid() ? statusAttribute.toInt() : 0;
+    const bool oversized = reply->property(OversizedAnswer).toBool();
     if (isUnreachableAnswer(httpStatus)) {
         waitForEndpoint(subscription,
                         httpStatus > 0 ? u"HTTP %1"_s.arg(httpStatus) : transportFailure(reply),
@@ -376,7 +388,8 @@ void EndpointValidation::onFinished(QNetworkReply *reply)
             setState(subscription, ProvisioningState::Failed, reason, now);
         }
     } else {
-        const QJsonObject answer = QJsonDocument::fromJson(reply->readAll()).object();
+        const QJsonObject answer
+            = oversized ? QJsonObject() : QJsonDocument::fromJson(reply->readAll()).object();
         QString echoed;
         for (auto it = answer.begin(); it != answer.end(); ++it) {
             if (it.key().compare(u"validationResponse"_s, Qt::CaseInsensitive) == 0)
@@ -387,7 +400,9 @@ void EndpointValidation::onFinished(QNetworkReply *reply)
             setState(subscription, ProvisioningState::Succeeded,
                      u"the endpoint echoed the validation code"_s, now);
         } else {
-            const QString reason = httpStatus == 200
+            const QString reason = oversized
+                ? u"the endpoint's answer exceeds %1 bytes"_s.arg(MaxAnswerBytes)
+                : httpStatus == 200
                 ? (echoed.isEmpty() ? u"the endpoint answered 200 without validationResponse"_s
                                     : u"the endpoint answered a wrong validationResponse"_s)
                 : failure;

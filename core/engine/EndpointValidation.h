@@ -30,6 +30,10 @@ public:
     EndpointValidation(EngineState &state, EngineSignals &signals, DeliveryScheduler &scheduler,
                        OutcomeHandler &outcomes, QNetworkAccessManager *network);
 
+    // A handshake's answer is read up to this; one that sends more is cut off and taken as
+    // answered without the validation code, so an endpoint cannot make the engine read without end.
+    static constexpr qint64 MaxAnswerBytes = 64 * 1024;
+
     void setStore(ProvisioningStore *store) { m_store = store; }
     void setBaseUrl(const QUrl &baseUrl) { m_baseUrl = baseUrl; }
     QUrl baseUrl() const { return m_baseUrl; }

@@ -83,10 +83,29 @@ struct StoreHealthSnapshot
     qint64 unwritableSinceMs = 0; // engine time of the first failure since the last success
 };
 
+// The HTTP endpoint in front of the engine (README "Security"): filled in by the endpoint
+// (TopicEndpoint::snapshot), not by the engine; all zero where none runs.
+struct EndpointSnapshot
+{
+    bool listening = false;
+    int openConnections = 0;
+    // accept() fails (out of file descriptors, typically): new connections wait in the listen
+    // queue while idle ones are closed to make room.
+    bool acceptFailing = false;
+    QString lastAcceptError;
+    quint64 acceptFailures = 0;
+    quint64 shedConnections = 0; // idle connections closed to free a descriptor
+    quint64 refusedConnections = 0; // answered 503 over the connection cap
+    quint64 refusedHost = 0; // requests refused for their Host header (400, 421)
+    quint64 refusedOrigin = 0; // requests refused for their Origin header (403)
+    quint64 refusedContentType = 0; // publishes refused for their Content-Type (415)
+};
+
 struct EngineSnapshot
 {
     qint64 nowMs = 0;
     StoreHealthSnapshot store;
+    EndpointSnapshot endpoint;
     QList<TopicSnapshot> topics;
     QList<SubscriptionSnapshot> subscriptions;
 };

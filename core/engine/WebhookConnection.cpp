@@ -129,6 +129,7 @@ void WebhookConnection::open(const Request *request,
         m_socket = new QTcpSocket(this);
         connect(m_socket, &QAbstractSocket::connected, this, &WebhookConnection::onConnected);
     }
+    m_socket->setReadBufferSize(ReadBufferBytes);
     connect(m_socket, &QIODevice::readyRead, this, &WebhookConnection::onReadyRead);
     // Failures are handled from the event loop, never inside a call into the socket
     // (connectToHost and flush may report one at once).

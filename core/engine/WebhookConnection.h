@@ -30,6 +30,9 @@ public:
     // the status already parsed is reported (with NoError): a delivery's outcome depends on the
     // status only, and an endpoint must not make the engine read without end.
     static constexpr qsizetype MaxResponseBodyBytes = 1024 * 1024;
+    // What the socket reads ahead of the parser: an endpoint sending without end is read this
+    // much at a time (and discarded past MaxResponseBodyBytes), never taken whole into memory.
+    static constexpr qint64 ReadBufferBytes = 256 * 1024;
     // A status line and headers longer than this are a ProtocolFailure.
     static constexpr qsizetype MaxResponseHeadBytes = 64 * 1024;
     // Of a failure's answer, this much is kept (errorDetail()): Azure services name the cause in

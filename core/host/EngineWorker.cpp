@@ -180,7 +180,10 @@ void EngineWorker::emitSnapshot()
 {
     if (!m_engine)
         return;
-    Q_EMIT snapshotReady(m_engine->snapshot());
+    EngineSnapshot snapshot = m_engine->snapshot();
+    if (m_endpoint)
+        snapshot.endpoint = m_endpoint->snapshot();
+    Q_EMIT snapshotReady(snapshot);
     if (!m_attempts.isEmpty())
         Q_EMIT attemptsLogged(std::exchange(m_attempts, {}));
 }
@@ -188,14 +191,18 @@ void EngineWorker::emitSnapshot()
 void EngineWorker::recordReceived(const ReceivedRequest &record)
 {
     // Test receivers' requests reach the GUI in batches, at most ten times a second.
+    // Held to the receivers' budget too: the batch may wait a tenth of a second.
     m_receivedRequests.append(record);
-    if (m_receivedRequests.size() > TestReceiverService::DefaultRecordCapacity)
-        m_receivedRequests.removeFirst();
+    m_receivedBytes = TestReceiverService::trim(
+        m_receivedRequests, m_receivedBytes + record.sizeInBytes(),
+        TestReceiverService::DefaultRecordCapacity, TestReceiverService::DefaultRecordBytes,
+        [](const ReceivedRequest &kept) { return kept.sizeInBytes(); });
     if (m_receivedFlushQueued)
         return;
     m_receivedFlushQueued = true;
     QTimer::singleShot(100, this, [this] {
         m_receivedFlushQueued = false;
+        m_receivedBytes = 0;
         Q_EMIT receiverRequestsRecorded(std::exchange(m_receivedRequests, {}));
     });
 }

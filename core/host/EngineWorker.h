@@ -123,6 +123,7 @@ private:
     std::unique_ptr<QTimer> m_snapshotTimer;
     QList<AttemptLogEntry> m_attempts;
     QList<ReceivedRequest> m_receivedRequests;
+    qsizetype m_receivedBytes = 0;
     bool m_receivedFlushQueued = false;
     QString m_directory;
 };

@@ -1,8 +1,9 @@
 #include "HttpServer.h"
 
 #include "../Logging.h"
-#include "HttpSyntax.h"
+#include "HttpConnection.h"
 
+#include <QSocketNotifier>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTimerEvent>
@@ -11,534 +12,28 @@
 #include <algorithm>
 #include <utility>
 
+#ifdef Q_OS_UNIX
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#endif
+
 using namespace Qt::StringLiterals;
 
 namespace EventDesk {
 
-QByteArray HttpRequest::header(QByteArrayView name) const
-{
-    for (const auto &[key, value] : headers) {
-        if (key.compare(name, Qt::CaseInsensitive) == 0)
-            return value;
-    }
-    return {};
-}
-
-bool HttpRequest::hasHeader(QByteArrayView name) const
-{
-    for (const auto &header : headers) {
-        if (header.first.compare(name, Qt::CaseInsensitive) == 0)
-            return true;
-    }
-    return false;
-}
-
-HttpResponse HttpResponse::json(int status, const QByteArray &body)
-{
-    return HttpResponse{status, "application/json; charset=utf-8", body, {}};
-}
-
-HttpResponse HttpResponse::text(int status, const QByteArray &body, const QByteArray &contentType)
-{
-    return HttpResponse{status, contentType, body, {}};
-}
-
 namespace {
 
-// A chunk-size line (size and extensions) longer than this is refused; so are chunk extensions
-// of more than MaxHeaderBytes in one body, and trailers of more than MaxHeaderBytes: a client
-// that pads its framing must not make the server read without limit while no body arrives.
-constexpr qsizetype MaxChunkSizeLineBytes = 4096;
-// Bytes a connection reads ahead of the request being handled: a client that pipelines without
-// waiting for answers fills this, then TCP flow control makes it wait.
-constexpr qint64 ReadBufferBytes = 1024 * 1024;
-
-QByteArray responseHead(const HttpResponse &response, bool close)
-{
-    QByteArray head = "HTTP/1.1 " + QByteArray::number(response.status) + ' '
-                      + HttpServer::reasonPhrase(response.status) + "\r\n";
-    if (!response.contentType.isEmpty())
-        head += "Content-Type: " + response.contentType + "\r\n";
-    for (const auto &[name, value] : response.headers)
-        head += name + ": " + value + "\r\n";
-    head += "Content-Length: " + QByteArray::number(response.body.size()) + "\r\n";
-    if (close)
-        head += "Connection: close\r\n";
-    head += "\r\n";
-    return head;
-}
+// When accept() fails for want of descriptors, idle connections are closed to free some: the
+// longest idle first, at most a quarter of the open connections (at least this many), so that
+// a burst of failures does not drop every kept-alive client at once.
+constexpr qsizetype MinimumShedConnections = 16;
+// Only a connection idle this long is closed: a client that has just connected, or just had its
+// answer, may have its request on the way.
+constexpr qint64 MinimumIdleToShedMs = 1000;
 
 } // namespace
-
-// One TCP connection: parses requests one after the other and answers them in order (a request
-// that arrives while an earlier one awaits its answer waits, unread, in the socket).
-class HttpConnection final : public QObject
-{
-public:
-    HttpConnection(QTcpSocket *socket, HttpServer *server)
-        : QObject(server)
-        , m_socket(socket)
-        , m_server(server)
-    {
-        socket->setParent(this);
-        socket->setReadBufferSize(ReadBufferBytes);
-        connect(socket, &QTcpSocket::readyRead, this, &HttpConnection::process);
-        connect(socket, &QTcpSocket::disconnected, this, &HttpConnection::onDisconnected);
-        setDeadline(Wait::Head);
-    }
-
-    ~HttpConnection() override { m_server->forgetConnection(this); }
-
-    void respond(quint64 exchange, const HttpResponse &response)
-    {
-        if (exchange != m_exchange || !m_awaitingAnswer)
-            return;
-        m_awaitingAnswer = false;
-        write(response, m_closeAfterAnswer);
-        if (m_closeAfterAnswer) {
-            close();
-            return;
-        }
-        setDeadline(Wait::Idle);
-        // Pipelined requests already buffered are handled after this turn of the event loop, so
-        // a handler answering synchronously never recurses into the next request.
-        QMetaObject::invokeMethod(this, &HttpConnection::process, Qt::QueuedConnection);
-    }
-
-    void closeWithoutAnswer(quint64 exchange)
-    {
-        if (exchange != m_exchange || !m_awaitingAnswer)
-            return;
-        m_awaitingAnswer = false;
-        m_closing = true;
-        setDeadline(Wait::None);
-        // abort(): the peer sees the connection end with no response at all.
-        m_socket->abort();
-        deleteLater();
-    }
-
-    bool isOpen(quint64 exchange) const
-    {
-        return exchange == m_exchange && m_awaitingAnswer && !m_closing
-               && m_socket->state() == QAbstractSocket::ConnectedState;
-    }
-
-    bool isOverdue(qint64 nowMs) const { return m_deadlineMs >= 0 && nowMs >= m_deadlineMs; }
-
-    // Called by the server's sweep once the deadline has passed.
-    void timeOut()
-    {
-        switch (m_wait) {
-        case Wait::None:
-            return;
-        case Wait::Head:
-            if (m_buffer.isEmpty()) {
-                qCDebug(lcEndpoint) << "closing a connection that sent no request" << m_socket->peerAddress();
-                close();
-            } else {
-                fail(408, u"the request head was not complete within %1 ms"_s.arg(
-                              m_server->connectionLimits().headerTimeoutMs));
-            }
-            return;
-        case Wait::Body:
-            fail(408, u"no part of the request body arrived for %1 ms"_s.arg(
-                          m_server->connectionLimits().bodyTimeoutMs));
-            return;
-        case Wait::Idle:
-            close();
-            return;
-        case Wait::Closing:
-            // The peer does not take the last answer: stop waiting for it.
-            setDeadline(Wait::None);
-            m_socket->abort();
-            deleteLater();
-            return;
-        }
-    }
-
-private:
-    enum class Stage { Head, Body, ChunkSize, ChunkData, ChunkTrailer };
-    // What the connection's deadline is for (HttpConnectionLimits).
-    enum class Wait { None, Head, Body, Idle, Closing };
-
-    void setDeadline(Wait wait)
-    {
-        m_wait = wait;
-        const HttpConnectionLimits &limits = m_server->connectionLimits();
-        switch (wait) {
-        case Wait::None:
-            m_deadlineMs = -1;
-            return;
-        case Wait::Head:
-        case Wait::Closing: // a last answer gets as long to leave as a head has to arrive
-            m_deadlineMs = m_server->monotonicMs() + limits.headerTimeoutMs;
-            return;
-        case Wait::Body:
-            m_deadlineMs = m_server->monotonicMs() + limits.bodyTimeoutMs;
-            return;
-        case Wait::Idle:
-            m_deadlineMs = m_server->monotonicMs() + limits.idleTimeoutMs;
-            return;
-        }
-    }
-
-    // After a step of parsing: which deadline applies now. A head's deadline is set once, when
-    // its first byte arrives (not moved by each byte: a head sent one byte at a time still ends);
-    // a body's moves with every read that brings some of it.
-    void updateDeadline(bool bytesArrived)
-    {
-        if (m_closing)
-            return;
-        if (m_awaitingAnswer) {
-            if (m_wait != Wait::None)
-                setDeadline(Wait::None);
-            return;
-        }
-        if (m_stage == Stage::Head) {
-            if (m_wait == Wait::Idle && !m_buffer.isEmpty())
-                setDeadline(Wait::Head);
-            else if (m_wait == Wait::None || m_wait == Wait::Body)
-                setDeadline(m_buffer.isEmpty() ? Wait::Idle : Wait::Head);
-            return;
-        }
-        if (bytesArrived || m_wait != Wait::Body)
-            setDeadline(Wait::Body);
-    }
-
-    void onDisconnected()
-    {
-        m_closing = true;
-        setDeadline(Wait::None);
-        deleteLater();
-    }
-
-    // Closes once what was written has left; the Closing deadline bounds how long that may take.
-    void close()
-    {
-        m_closing = true;
-        setDeadline(Wait::Closing);
-        m_socket->disconnectFromHost();
-    }
-
-    void fail(int status, const QString &message)
-    {
-        qCDebug(lcEndpoint) << "bad request from" << m_socket->peerAddress() << status << message;
-        write(m_server->errorResponse(status, message), true);
-        close();
-    }
-
-    void write(const HttpResponse &response, bool close)
-    {
-        m_socket->write(responseHead(response, close));
-        if (!response.body.isEmpty())
-            m_socket->write(response.body);
-    }
-
-    void process()
-    {
-        // While a request awaits its answer, what follows stays in the socket (bounded by its read
-        // buffer), so a client pipelining without end cannot grow this connection's memory.
-        if (m_closing || m_awaitingAnswer)
-            return;
-        // Read straight into the buffer (a body has its room reserved once its length is known,
-        // below), rather than into a temporary array that is then appended.
-        bool bytesArrived = false;
-        if (const qint64 available = m_socket->bytesAvailable(); available > 0) {
-            const qsizetype filled = m_buffer.size();
-            m_buffer.resize(filled + qsizetype(available));
-            const qint64 read = m_socket->read(m_buffer.data() + filled, available);
-            m_buffer.resize(filled + qsizetype(std::max<qint64>(read, 0)));
-            bytesArrived = read > 0;
-        }
-        while (!m_closing && !m_awaitingAnswer) {
-            if (!step())
-                break;
-        }
-        updateDeadline(bytesArrived);
-    }
-
-    // Advances the parser by one stage; false when it needs more data.
-    bool step()
-    {
-        switch (m_stage) {
-        case Stage::Head:
-            return parseHead();
-        case Stage::Body: {
-            if (m_buffer.size() < m_contentLength)
-                return false;
-            if (m_buffer.size() == m_contentLength) {
-                m_request.body = std::move(m_buffer); // the usual case: no copy of a large body
-                m_buffer = QByteArray();
-            } else {
-                m_request.body = m_buffer.left(m_contentLength);
-                m_buffer.remove(0, m_contentLength);
-            }
-            dispatch();
-            return true;
-        }
-        case Stage::ChunkSize: {
-            const qsizetype end = m_buffer.indexOf("\r\n");
-            if (end < 0) {
-                if (m_buffer.size() > MaxChunkSizeLineBytes)
-                    fail(400, u"a chunk size line is longer than %1 bytes"_s.arg(MaxChunkSizeLineBytes));
-                return false;
-            }
-            if (end > MaxChunkSizeLineBytes) {
-                fail(400, u"a chunk size line is longer than %1 bytes"_s.arg(MaxChunkSizeLineBytes));
-                return false;
-            }
-            const auto line = HttpSyntax::parseChunkSizeLine(QByteArrayView(m_buffer).first(end));
-            if (!line) {
-                fail(400, u"malformed chunked request body: %1"_s.arg(line.error()));
-                return false;
-            }
-            m_chunkOverheadBytes += line->extensionBytes;
-            if (m_chunkOverheadBytes > HttpServer::MaxHeaderBytes) {
-                fail(400, u"the chunk extensions of a request exceed %1 bytes"_s.arg(HttpServer::MaxHeaderBytes));
-                return false;
-            }
-            m_buffer.remove(0, end + 2);
-            if (line->size > m_server->maxBodyBytes() - m_request.body.size()) {
-                fail(413, u"the request body exceeds %1 bytes"_s.arg(m_server->maxBodyBytes()));
-                return false;
-            }
-            m_contentLength = qsizetype(line->size);
-            m_stage = line->size == 0 ? Stage::ChunkTrailer : Stage::ChunkData;
-            if (line->size == 0)
-                m_chunkOverheadBytes = 0; // from here on it counts the trailer
-            return true;
-        }
-        case Stage::ChunkData: {
-            if (m_buffer.size() < m_contentLength + 2)
-                return false;
-            if (m_buffer.mid(m_contentLength, 2) != "\r\n") {
-                fail(400, u"malformed chunked request body: a chunk does not end with CRLF"_s);
-                return false;
-            }
-            m_request.body.append(QByteArrayView(m_buffer).first(m_contentLength));
-            m_buffer.remove(0, m_contentLength + 2);
-            m_stage = Stage::ChunkSize;
-            return true;
-        }
-        case Stage::ChunkTrailer: {
-            const qsizetype end = m_buffer.indexOf("\r\n");
-            if (m_chunkOverheadBytes + (end < 0 ? m_buffer.size() : end) > HttpServer::MaxHeaderBytes) {
-                fail(431, u"the trailer of a chunked request exceeds %1 bytes"_s.arg(HttpServer::MaxHeaderBytes));
-                return false;
-            }
-            if (end < 0)
-                return false;
-            m_chunkOverheadBytes += end + 2;
-            m_buffer.remove(0, end + 2);
-            if (end == 0)
-                dispatch(); // the empty line that ends the trailer (trailer fields are not used)
-            return true;
-        }
-        }
-        return false;
-    }
-
-    bool parseHead()
-    {
-        // Tolerate empty lines between pipelined requests (RFC 9112 §2.2).
-        while (m_buffer.startsWith("\r\n"))
-            m_buffer.remove(0, 2);
-        const qsizetype end = m_buffer.indexOf("\r\n\r\n");
-        if (end < 0) {
-            if (m_buffer.size() > HttpServer::MaxHeaderBytes)
-                fail(431, u"the request head exceeds %1 bytes"_s.arg(HttpServer::MaxHeaderBytes));
-            return false;
-        }
-        const QByteArray head = m_buffer.left(end);
-        m_buffer.remove(0, end + 4);
-        // Lines end with CRLF only: a bare LF or CR (RFC 9112 §2.2) is refused below, as another
-        // parser could end a line there and see a header this one does not.
-        const QList<QByteArray> lines = head.split('\n');
-        for (qsizetype i = 0; i < lines.size(); ++i) {
-            const QByteArray &line = lines.at(i);
-            const qsizetype length = i + 1 < lines.size() ? line.size() - 1 : line.size();
-            if ((i + 1 < lines.size() && !line.endsWith('\r')) || QByteArrayView(line).first(length).contains('\r')) {
-                fail(400, u"line %1 of the request head ends with a bare LF or holds a bare CR"_s.arg(i + 1));
-                return false;
-            }
-        }
-        const QByteArray requestLineText = lines.front().trimmed();
-        const QList<QByteArray> requestLine = requestLineText.split(' ');
-        if (requestLine.size() != 3 || !requestLine.at(2).startsWith("HTTP/1.")
-            || !HttpSyntax::isFieldValue(requestLineText)) {
-            fail(400, u"malformed request line"_s);
-            return false;
-        }
-        m_request = HttpRequest();
-        m_request.method = requestLine.at(0);
-        m_request.target = requestLine.at(1);
-        m_request.peerAddress = m_socket->peerAddress();
-        const bool http10 = requestLine.at(2) == "HTTP/1.0";
-        for (qsizetype i = 1; i < lines.size(); ++i) {
-            const QByteArray &line = lines.at(i);
-            const QByteArrayView text = QByteArrayView(line).first(line.endsWith('\r') ? line.size() - 1 : line.size());
-            // RFC 9112 §5.2: obsolete line folding is refused, not unfolded.
-            if (!text.isEmpty() && (text.front() == ' ' || text.front() == '\t')) {
-                fail(400, u"header line %1 starts with whitespace (obsolete line folding is not accepted)"_s.arg(i));
-                return false;
-            }
-            const qsizetype colon = text.indexOf(':');
-            if (colon <= 0) {
-                fail(400, u"malformed header line %1"_s.arg(i));
-                return false;
-            }
-            // RFC 9112 §5.1: whitespace between the field name and the colon must be answered 400.
-            const QByteArrayView name = text.first(colon);
-            if (!HttpSyntax::isToken(name)) {
-                fail(400, u"header line %1: the field name is not a token (no whitespace before the colon)"_s.arg(i));
-                return false;
-            }
-            const QByteArrayView value = HttpSyntax::trimmedWhitespace(text.sliced(colon + 1));
-            if (!HttpSyntax::isFieldValue(value)) {
-                fail(400, u"header line %1: the value holds a control character"_s.arg(i));
-                return false;
-            }
-            m_request.headers.append({name.toByteArray(), value.toByteArray()});
-        }
-
-        const QUrl url = QUrl::fromEncoded(m_request.target);
-        if (!url.isValid() || !m_request.target.startsWith('/')) {
-            fail(400, u"malformed request target"_s);
-            return false;
-        }
-        m_request.path = url.path(QUrl::FullyDecoded);
-        for (const QString &segment : url.path(QUrl::FullyEncoded).split(u'/', Qt::SkipEmptyParts))
-            m_request.pathSegments.append(QUrl::fromPercentEncoding(segment.toUtf8()));
-        m_request.query = QUrlQuery(url);
-
-        const QByteArray connection = m_request.header("Connection").toLower();
-        m_closeAfterAnswer = http10 ? !connection.contains("keep-alive") : connection.contains("close");
-        return parseFraming(http10);
-    }
-
-    // How the body is delimited (RFC 9112 §6.3). Every ambiguity is answered 400 and the
-    // connection closed, since a proxy in front could have read the message differently.
-    bool parseFraming(bool http10)
-    {
-        QByteArray transferEncoding;
-        int transferEncodingLines = 0;
-        QByteArray contentLength;
-        int contentLengthLines = 0;
-        for (const auto &[name, value] : std::as_const(m_request.headers)) {
-            if (name.compare("Transfer-Encoding", Qt::CaseInsensitive) == 0) {
-                if (transferEncodingLines++ > 0)
-                    transferEncoding += ','; // RFC 9110 §5.3: the lines form one list
-                transferEncoding += value;
-            } else if (name.compare("Content-Length", Qt::CaseInsensitive) == 0) {
-                contentLength = value;
-                ++contentLengthLines;
-            }
-        }
-        m_chunkOverheadBytes = 0;
-        if (transferEncodingLines > 0) {
-            if (http10) { // RFC 9112 §6.1: the framing of such a message is faulty
-                fail(400, u"Transfer-Encoding in an HTTP/1.0 request"_s);
-                return false;
-            }
-            if (contentLengthLines > 0) { // RFC 9112 §6.1 allows refusing; it is the smuggling case
-                fail(400, u"a request must not carry both Content-Length and Transfer-Encoding"_s);
-                return false;
-            }
-            switch (HttpSyntax::classifyTransferEncoding(transferEncoding)) {
-            case HttpSyntax::TransferEncoding::Invalid:
-                fail(400, u"Transfer-Encoding '%1' does not end with chunked (once)"_s.arg(
-                              QString::fromLatin1(transferEncoding.left(100))));
-                return false;
-            case HttpSyntax::TransferEncoding::ChunkedAfterOtherCoding:
-                fail(501, u"transfer encoding '%1' is not supported (only chunked)"_s.arg(
-                              QString::fromLatin1(transferEncoding.left(100))));
-                return false;
-            case HttpSyntax::TransferEncoding::Chunked:
-                break;
-            }
-            sendContinue();
-            m_stage = Stage::ChunkSize;
-            return true;
-        }
-        // RFC 9110 §8.6 lets a recipient accept repeated identical values ("5, 5" or two lines of
-        // "5"); they are refused all the same: no client sends them, and a proxy that kept one of
-        // two differing values would frame the stream differently.
-        if (contentLengthLines > 1) {
-            fail(400, u"a request must not carry more than one Content-Length"_s);
-            return false;
-        }
-        qsizetype length = 0;
-        if (contentLengthLines == 1) {
-            const qint64 parsed = HttpSyntax::parseContentLength(contentLength);
-            if (parsed < 0) {
-                fail(400, u"malformed Content-Length (decimal digits only)"_s);
-                return false;
-            }
-            if (parsed > m_server->maxBodyBytes()) {
-                fail(413, u"the request body (%1 bytes) exceeds %2 bytes"_s.arg(parsed).arg(
-                              m_server->maxBodyBytes()));
-                return false;
-            }
-            length = qsizetype(parsed);
-        }
-        if (length > 0)
-            sendContinue();
-        m_contentLength = length;
-        // The body is read into the buffer in place; room for a publish-sized body is reserved at
-        // once; larger ones grow as their bytes arrive, so a length alone never reserves more.
-        m_buffer.reserve(std::min<qsizetype>(length, 2 * 1024 * 1024));
-        m_stage = Stage::Body;
-        return true;
-    }
-
-    void sendContinue()
-    {
-        if (m_request.header("Expect").compare("100-continue", Qt::CaseInsensitive) == 0)
-            m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
-    }
-
-    void dispatch()
-    {
-        m_stage = Stage::Head;
-        m_awaitingAnswer = true;
-        ++m_exchange;
-        const HttpRequest request = std::move(m_request);
-        m_request = HttpRequest();
-        m_server->dispatch(request, HttpReply(this, m_exchange));
-    }
-
-    QTcpSocket *m_socket;
-    HttpServer *m_server;
-    QByteArray m_buffer;
-    HttpRequest m_request;
-    Stage m_stage = Stage::Head;
-    qsizetype m_contentLength = 0;
-    qsizetype m_chunkOverheadBytes = 0; // chunk extensions, then trailer, of the current request
-    quint64 m_exchange = 0;
-    Wait m_wait = Wait::None;
-    qint64 m_deadlineMs = -1; // on HttpServer::monotonicMs(); -1: none
-    bool m_awaitingAnswer = false;
-    bool m_closeAfterAnswer = false;
-    bool m_closing = false;
-};
-
-void HttpReply::respond(const HttpResponse &response) const
-{
-    if (auto *connection = static_cast<HttpConnection *>(m_connection.data()))
-        connection->respond(m_exchange, response);
-}
-
-void HttpReply::closeWithoutAnswer() const
-{
-    if (auto *connection = static_cast<HttpConnection *>(m_connection.data()))
-        connection->closeWithoutAnswer(m_exchange);
-}
-
-bool HttpReply::isOpen() const
-{
-    const auto *connection = static_cast<const HttpConnection *>(m_connection.data());
-    return connection && connection->isOpen(m_exchange);
-}
 
 HttpServer::HttpServer(QObject *parent)
     : QObject(parent)
@@ -574,10 +69,25 @@ Expected<quint16> HttpServer::listen(const QHostAddress &address, quint16 port)
         delete tcpServer;
         return Error(message);
     }
+    delete m_acceptNotifier;
+    m_acceptNotifier = nullptr;
     delete m_tcpServer;
     m_tcpServer = tcpServer;
+#ifdef Q_OS_UNIX
+    // The server accepts by itself (acceptPending): Qt's socket engine keeps the first error it
+    // meets for good, and the EAGAIN that ends every batch of connections is one, so QTcpServer
+    // would take a later EMFILE for a temporary error and retry accept() in a busy loop, never
+    // pausing nor telling anyone.
+    tcpServer->pauseAccepting();
+    m_acceptNotifier
+        = new QSocketNotifier(tcpServer->socketDescriptor(), QSocketNotifier::Read, this);
+    connect(m_acceptNotifier, &QSocketNotifier::activated, this, &HttpServer::acceptPending);
+#else
     connect(tcpServer, &QTcpServer::newConnection, this, &HttpServer::onNewConnection);
-    connect(tcpServer, &QTcpServer::acceptError, this, &HttpServer::onAcceptError);
+    connect(tcpServer, &QTcpServer::acceptError, this, [this](QAbstractSocket::SocketError error) {
+        acceptFailed(u"%1 (%2)"_s.arg(m_tcpServer->errorString()).arg(int(error)));
+    });
+#endif
     return tcpServer->serverPort();
 }
 
@@ -593,19 +103,25 @@ QHostAddress HttpServer::address() const
 
 void HttpServer::onNewConnection()
 {
-    m_acceptErrorLogged = false;
-    while (QTcpSocket *socket = m_tcpServer->nextPendingConnection()) {
-        if (m_connections.size() >= m_limits.maxConnections) {
-            refuse(socket);
-            continue;
-        }
-        if (m_refusing) {
-            m_refusing = false;
-            qCInfo(lcEndpoint) << "below the limit of" << m_limits.maxConnections << "connections again";
-        }
-        m_connections.insert(new HttpConnection(socket, this));
-    }
+    if (m_acceptFailing)
+        acceptRecovered();
+    while (QTcpSocket *socket = m_tcpServer->nextPendingConnection())
+        take(socket);
     startSweep();
+}
+
+void HttpServer::take(QTcpSocket *socket)
+{
+    if (m_connections.size() >= m_limits.maxConnections) {
+        refuse(socket);
+        return;
+    }
+    if (m_refusing) {
+        m_refusing = false;
+        qCInfo(lcEndpoint) << "below the limit of" << m_limits.maxConnections
+                           << "connections again";
+    }
+    m_connections.insert(new HttpConnection(socket, *this, this));
 }
 
 // README "Hostile HTTP": over the cap, a client is answered 503 at once, in the server's error
@@ -615,6 +131,7 @@ void HttpServer::onNewConnection()
 // event loop and needs no deadline of its own.
 void HttpServer::refuse(QTcpSocket *socket)
 {
+    ++m_refusedConnections;
     if (!m_refusing) {
         m_refusing = true;
         qCWarning(lcEndpoint) << "the limit of" << m_limits.maxConnections
@@ -624,21 +141,137 @@ void HttpServer::refuse(QTcpSocket *socket)
     const HttpResponse response = errorResponse(
         503, u"EventDesk is serving the most connections it accepts at once (%1); try again shortly"_s.arg(
                  m_limits.maxConnections));
-    socket->write(responseHead(response, true) + response.body);
+    socket->write(response.head(true) + response.body);
     socket->disconnectFromHost();
 }
 
-// QTcpServer stops accepting after any error that is not temporary, including running out of
-// file descriptors, and would not start again by itself: the sweep resumes it.
-void HttpServer::onAcceptError(QAbstractSocket::SocketError error)
+// README "Security": QTcpServer pauses accepting after any error that is not temporary, running
+// out of file descriptors (EMFILE, ENFILE) above all, and would never start again by itself; the
+// connections it did not take wait in the listen queue. The server frees descriptors by closing
+// idle connections, resumes at once when it could (else at the next sweep), and says so: a
+// warning, /metrics (eventdesk_http_accept_failing) and the app's status bar.
+#ifdef Q_OS_UNIX
+void HttpServer::acceptPending()
 {
-    if (!m_acceptErrorLogged) {
-        m_acceptErrorLogged = true;
-        qCWarning(lcEndpoint) << "cannot accept a connection:" << error << m_tcpServer->errorString()
-                              << "- trying again shortly";
+    const int listening = int(m_tcpServer->socketDescriptor());
+    for (;;) {
+#ifdef Q_OS_LINUX
+        const int descriptor = ::accept4(listening, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+#else
+        const int descriptor = ::accept(listening, nullptr, nullptr);
+        if (descriptor >= 0)
+            ::fcntl(descriptor, F_SETFD, FD_CLOEXEC);
+#endif
+        if (descriptor < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                acceptFailed(qt_error_string(errno));
+            break;
+        }
+        auto *socket = new QTcpSocket(this);
+        if (!socket->setSocketDescriptor(descriptor)) {
+            ::close(descriptor);
+            delete socket;
+            continue;
+        }
+        if (m_acceptFailing)
+            acceptRecovered();
+        take(socket);
     }
-    m_acceptPaused = true;
     startSweep();
+}
+#endif
+
+// README "Security": accept() fails above all when the process is out of file descriptors (EMFILE,
+// ENFILE); the connections it did not take wait in the listen queue. The server stops asking
+// (a level-triggered notifier would spin), frees descriptors by closing idle connections, asks
+// again at once when it could (else at the next sweep), and says so: a warning, /metrics
+// (eventdesk_http_accept_failing) and the app's status bar.
+void HttpServer::acceptFailed(const QString &error)
+{
+#ifdef Q_OS_UNIX
+    m_acceptNotifier->setEnabled(false);
+#endif
+    ++m_acceptFailures;
+    ++m_acceptFailuresThisEpisode;
+    m_lastAcceptError = error;
+    m_failedSinceResume = true;
+    const int shed = shedIdleConnections();
+    if (!m_acceptFailing) {
+        m_acceptFailing = true;
+        m_acceptFailingSinceMs = monotonicMs();
+        qCWarning(lcEndpoint).noquote().nospace()
+            << "cannot accept connections: " << error << " (" << m_connections.size()
+            << " open); closed " << shed
+            << " idle connection(s) to free descriptors; new connections wait until accepting "
+               "works again";
+    } else if (shed > 0) {
+        qCInfo(lcEndpoint) << "still cannot accept connections: closed" << shed
+                           << "more idle connection(s)";
+    }
+    if (shed > 0) {
+        QMetaObject::invokeMethod(this, &HttpServer::resumeAccepting, Qt::QueuedConnection);
+    } else {
+        m_resumePending = true;
+        startSweep();
+    }
+}
+
+void HttpServer::resumeAccepting()
+{
+    m_resumePending = false;
+    m_failedSinceResume = false;
+#ifdef Q_OS_UNIX
+    if (m_acceptNotifier)
+        m_acceptNotifier->setEnabled(true);
+#else
+    if (m_tcpServer)
+        m_tcpServer->resumeAccepting();
+#endif
+    startSweep();
+}
+
+void HttpServer::acceptRecovered()
+{
+    qCInfo(lcEndpoint).nospace() << "accepting connections again after "
+                                 << m_acceptFailuresThisEpisode << " failed attempt(s) in "
+                                 << (monotonicMs() - m_acceptFailingSinceMs) / 1000.0 << " s";
+    m_acceptFailing = false;
+    m_resumePending = false;
+    m_acceptFailuresThisEpisode = 0;
+}
+
+int HttpServer::shedIdleConnections()
+{
+    QList<HttpConnection *> idle;
+    const qint64 idleBefore = monotonicMs() - MinimumIdleToShedMs;
+    for (HttpConnection *connection : std::as_const(m_connections)) {
+        if (connection->isIdle() && connection->idleSinceMs() <= idleBefore)
+            idle.append(connection);
+    }
+    const qsizetype count
+        = std::min(idle.size(), std::max(MinimumShedConnections, m_connections.size() / 4));
+    std::partial_sort(idle.begin(), idle.begin() + count, idle.end(),
+                      [](const HttpConnection *left, const HttpConnection *right) {
+                          return left->idleSinceMs() < right->idleSinceMs();
+                      });
+    for (qsizetype i = 0; i < count; ++i)
+        idle.at(i)->shed();
+    m_shedConnections += quint64(count);
+    return int(count);
+}
+
+HttpServerStatistics HttpServer::statistics() const
+{
+    HttpServerStatistics statistics;
+    statistics.openConnections = int(m_connections.size());
+    statistics.acceptFailing = m_acceptFailing;
+    statistics.lastAcceptError = m_lastAcceptError;
+    statistics.acceptFailures = m_acceptFailures;
+    statistics.shedConnections = m_shedConnections;
+    statistics.refusedConnections = m_refusedConnections;
+    return statistics;
 }
 
 void HttpServer::forgetConnection(HttpConnection *connection)
@@ -665,9 +298,11 @@ void HttpServer::timerEvent(QTimerEvent *event)
 
 void HttpServer::sweep()
 {
-    if (m_acceptPaused && m_tcpServer) {
-        m_acceptPaused = false;
-        m_tcpServer->resumeAccepting();
+    if (m_acceptFailing) {
+        if (m_resumePending)
+            resumeAccepting();
+        else if (!m_failedSinceResume)
+            acceptRecovered(); // a whole sweep interval since resuming without a failure
     }
     const qint64 now = monotonicMs();
     QList<QPointer<HttpConnection>> overdue;
@@ -679,8 +314,13 @@ void HttpServer::sweep()
         if (connection)
             connection->timeOut();
     }
-    if (m_connections.isEmpty() && !m_acceptPaused)
+    if (m_connections.isEmpty() && !m_acceptFailing)
         m_sweepTimer.stop();
+}
+
+HttpAdmission HttpServer::admit(const HttpRequest &head) const
+{
+    return m_admission ? m_admission(head) : HttpAdmission();
 }
 
 void HttpServer::dispatch(const HttpRequest &request, const HttpReply &reply)
@@ -700,36 +340,7 @@ HttpResponse HttpServer::errorResponse(int status, const QString &message) const
 
 QByteArray HttpServer::reasonPhrase(int status)
 {
-    switch (status) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 201: return "Created";
-    case 202: return "Accepted";
-    case 203: return "Non-Authoritative Information";
-    case 204: return "No Content";
-    case 301: return "Moved Permanently";
-    case 302: return "Found";
-    case 304: return "Not Modified";
-    case 307: return "Temporary Redirect";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 413: return "Payload Too Large";
-    case 415: return "Unsupported Media Type";
-    case 429: return "Too Many Requests";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    default: return "Status";
-    }
+    return httpReasonPhrase(status);
 }
 
 } // namespace EventDesk

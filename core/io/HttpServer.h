@@ -1,6 +1,8 @@
 #pragma once
 
 #include "../Expected.h"
+#include "HttpConnection.h"
+#include "HttpMessage.h"
 
 #include <QAbstractSocket>
 #include <QBasicTimer>
@@ -17,82 +19,25 @@
 #include <QUrlQuery>
 
 #include <functional>
+#include <optional>
 
+class QSocketNotifier;
 class QTcpServer;
 class QTcpSocket;
 
 namespace EventDesk {
 
-class HttpConnection;
-
-using HttpHeaders = QList<QPair<QByteArray, QByteArray>>;
-
-// One parsed HTTP/1.1 request.
-struct HttpRequest
+// What the server went through, for /metrics and the app's status bar (README "Security").
+struct HttpServerStatistics
 {
-    QByteArray method; // as sent, e.g. "POST"
-    QByteArray target; // request target as sent, e.g. "/topics/orders/api/events?api-version=1"
-    QString path; // decoded path of the target
-    QStringList pathSegments; // decoded, non-empty segments of the path
-    QUrlQuery query;
-    HttpHeaders headers; // in the order received, names as sent
-    QByteArray body;
-    QHostAddress peerAddress;
-
-    // The first header with this name (compared case-insensitively), or an empty array.
-    QByteArray header(QByteArrayView name) const;
-    bool hasHeader(QByteArrayView name) const;
-};
-
-struct HttpResponse
-{
-    int status = 200;
-    QByteArray contentType; // empty: no Content-Type header
-    QByteArray body;
-    HttpHeaders headers; // extra headers
-
-    static HttpResponse json(int status, const QByteArray &body);
-    static HttpResponse text(int status, const QByteArray &body, const QByteArray &contentType = "text/plain; charset=utf-8");
-};
-
-// The answer channel of one request. Copyable; the handler may answer at once or later (a test
-// receiver's delay), and may close the connection without answering (SocketError for the
-// sender). Calls after the connection went away, or after a first answer, do nothing.
-class HttpReply final
-{
-public:
-    void respond(const HttpResponse &response) const;
-    void closeWithoutAnswer() const;
-    bool isOpen() const;
-
-private:
-    friend class HttpConnection;
-    HttpReply(QObject *connection, quint64 exchange) : m_connection(connection), m_exchange(exchange) {}
-
-    QPointer<QObject> m_connection;
-    quint64 m_exchange = 0;
-};
-
-// How long the server waits for a client, and how many clients it serves at once (README "Hostile
-// HTTP"). The times are real time on the server's monotonic clock, never engine time: --time-scale
-// must not shorten them. While a request waits for its handler's answer no timeout runs, so a
-// test receiver's delay or a slow commit never cuts a connection.
-struct HttpConnectionLimits
-{
-    // From a connection's opening, or from the first byte of the next request on a kept-alive
-    // connection, until the request's head (request line and headers) is complete. A head still
-    // incomplete then is answered 408 and the connection closed (one that sent nothing is closed).
-    int headerTimeoutMs = 10'000;
-    // The longest pause while a body arrives (progress, not total time, so a large publish over a
-    // slow link is not cut): 408 and closed.
-    int bodyTimeoutMs = 30'000;
-    // How long a kept-alive connection may wait for its next request after an answer; then it is
-    // closed without a word. Longer than the one-minute idle timeout of .NET's connection pool, so
-    // that a pooled client normally closes first instead of reusing a connection being closed.
-    int idleTimeoutMs = 120'000;
-    // Connections served at once. A connection beyond them is answered 503 at once (the server's
-    // error body, Event Grid's shape on the endpoint) with "Connection: close", and closed.
-    int maxConnections = 10'000;
+    int openConnections = 0;
+    // accept() failed and has not succeeded since (out of file descriptors, typically): new
+    // connections wait in the listen queue while the server frees idle ones and tries again.
+    bool acceptFailing = false;
+    QString lastAcceptError;
+    quint64 acceptFailures = 0; // failed accept() calls since the server started
+    quint64 shedConnections = 0; // idle connections closed to free a descriptor
+    quint64 refusedConnections = 0; // answered 503 over HttpConnectionLimits::maxConnections
 };
 
 // A small HTTP/1.1 server on QTcpServer: persistent connections, pipelined requests answered in
@@ -100,7 +45,7 @@ struct HttpConnectionLimits
 // QHttpServer) because the test receivers must be able to answer late and to drop a connection
 // without answering, on the same address as the topic endpoint. It reads framing strictly
 // (HttpSyntax.h) and bounds what one client can hold (HttpConnectionLimits).
-class HttpServer final : public QObject
+class HttpServer final : public QObject, private HttpConnection::Owner
 {
     Q_OBJECT
 
@@ -108,21 +53,26 @@ public:
     using Handler = std::function<void(const HttpRequest &request, const HttpReply &reply)>;
 
     static constexpr qsizetype DefaultMaxBodyBytes = 32 * 1024 * 1024;
-    static constexpr qsizetype MaxHeaderBytes = 64 * 1024;
+    static constexpr qsizetype MaxHeaderBytes = HttpMaxHeaderBytes;
 
     explicit HttpServer(QObject *parent = nullptr);
     ~HttpServer() override;
 
+    using Admission = std::function<HttpAdmission(const HttpRequest &head)>;
+
     void setHandler(Handler handler) { m_handler = std::move(handler); }
+    // Consulted once per request, with the request line and headers parsed and no body yet.
+    void setAdmission(Admission admission) { m_admission = std::move(admission); }
     // Requests with a larger body are answered 413 (errorBody of the caller's shape) unread, and
     // the connection is closed.
     void setMaxBodyBytes(qsizetype bytes) { m_maxBodyBytes = bytes; }
-    qsizetype maxBodyBytes() const { return m_maxBodyBytes; }
+    qsizetype maxBodyBytes() const override { return m_maxBodyBytes; }
     // Takes effect for the next deadline of every connection; the cap for the next connection.
     void setConnectionLimits(const HttpConnectionLimits &limits);
-    const HttpConnectionLimits &connectionLimits() const { return m_limits; }
+    const HttpConnectionLimits &connectionLimits() const override { return m_limits; }
     // Connections open now (not counting those refused over the cap).
     int connectionCount() const { return int(m_connections.size()); }
+    HttpServerStatistics statistics() const;
     // Produces the body of the errors the server answers by itself (400, 408, 413, 431, 501, 503).
     void setErrorBodyFactory(std::function<HttpResponse(int status, const QString &message)> factory)
     {
@@ -140,20 +90,28 @@ protected:
     void timerEvent(QTimerEvent *event) override;
 
 private:
-    friend class HttpConnection;
     void onNewConnection();
-    void onAcceptError(QAbstractSocket::SocketError error);
+    void take(QTcpSocket *socket);
+    void acceptPending();
+    void acceptFailed(const QString &error);
+    void resumeAccepting();
+    void acceptRecovered();
+    int shedIdleConnections();
     void refuse(QTcpSocket *socket);
-    void dispatch(const HttpRequest &request, const HttpReply &reply);
-    HttpResponse errorResponse(int status, const QString &message) const;
-    qint64 monotonicMs() const { return m_monotonic.elapsed(); }
-    void forgetConnection(HttpConnection *connection);
+    // HttpConnection::Owner
+    HttpAdmission admit(const HttpRequest &head) const override;
+    void dispatch(const HttpRequest &request, const HttpReply &reply) override;
+    HttpResponse errorResponse(int status, const QString &message) const override;
+    qint64 monotonicMs() const override { return m_monotonic.elapsed(); }
+    void forgetConnection(HttpConnection *connection) override;
     void startSweep();
     void sweep();
 
     Handler m_handler;
+    Admission m_admission;
     std::function<HttpResponse(int, const QString &)> m_errorFactory;
-    QTcpServer *m_tcpServer = nullptr;
+    QTcpServer *m_tcpServer = nullptr; // binds and listens; on Unix the server accepts itself
+    QSocketNotifier *m_acceptNotifier = nullptr;
     qsizetype m_maxBodyBytes = DefaultMaxBodyBytes;
     HttpConnectionLimits m_limits;
     // The deadlines of all connections are checked by one periodic sweep rather than a timer per
@@ -161,8 +119,18 @@ private:
     QElapsedTimer m_monotonic;
     QBasicTimer m_sweepTimer;
     QSet<HttpConnection *> m_connections;
-    bool m_acceptPaused = false;
-    bool m_acceptErrorLogged = false;
+    // Accepting after a failed accept() (acceptFailed): paused; resumed at once when idle
+    // connections could be closed, else at the next sweep; recovered once a connection is
+    // accepted again, or a sweep passed since resuming without a failure.
+    bool m_acceptFailing = false;
+    bool m_resumePending = false;
+    bool m_failedSinceResume = false;
+    qint64 m_acceptFailingSinceMs = 0;
+    quint64 m_acceptFailuresThisEpisode = 0;
+    QString m_lastAcceptError;
+    quint64 m_acceptFailures = 0;
+    quint64 m_shedConnections = 0;
+    quint64 m_refusedConnections = 0;
     bool m_refusing = false;
 };
 

@@ -85,6 +85,32 @@ QByteArray format(const EngineSnapshot &snapshot)
     out.family("eventdesk_store_write_failures_total", "counter",
                "Writes to the store that failed: refused publishes and group commits tried again.");
     out.sample("eventdesk_store_write_failures_total", {}, double(snapshot.store.writeFailures));
+    const EndpointSnapshot &endpoint = snapshot.endpoint;
+    out.family("eventdesk_http_connections", "gauge", "Connections the topic endpoint serves now.");
+    out.sample("eventdesk_http_connections", {}, endpoint.openConnections);
+    out.family(
+        "eventdesk_http_accept_failing", "gauge",
+        "1 while the endpoint cannot accept connections (out of file descriptors, typically): "
+        "new connections wait while idle ones are closed to make room.");
+    out.sample("eventdesk_http_accept_failing", {}, endpoint.acceptFailing ? 1 : 0);
+    out.family("eventdesk_http_accept_failures_total", "counter",
+               "Failed accepts of a connection.");
+    out.sample("eventdesk_http_accept_failures_total", {}, double(endpoint.acceptFailures));
+    out.family("eventdesk_http_connections_shed_total", "counter",
+               "Idle connections closed to free a file descriptor after an accept failed.");
+    out.sample("eventdesk_http_connections_shed_total", {}, double(endpoint.shedConnections));
+    out.family("eventdesk_http_connections_refused_total", "counter",
+               "Connections answered 503 over the connection cap.");
+    out.sample("eventdesk_http_connections_refused_total", {}, double(endpoint.refusedConnections));
+    out.family("eventdesk_http_requests_refused_total", "counter",
+               "Requests refused before their handler: a Host that does not name the endpoint, a "
+               "web page's Origin, a publish that is not JSON.");
+    out.sample("eventdesk_http_requests_refused_total", {{"reason", u"content-type"_s}},
+               double(endpoint.refusedContentType));
+    out.sample("eventdesk_http_requests_refused_total", {{"reason", u"host"_s}},
+               double(endpoint.refusedHost));
+    out.sample("eventdesk_http_requests_refused_total", {{"reason", u"origin"_s}},
+               double(endpoint.refusedOrigin));
     out.family("eventgrid_publish_success_total", "counter",
                "Events accepted by the topic endpoint (Event Grid PublishSuccessCount).");
     for (const TopicSnapshot &topic : snapshot.topics)

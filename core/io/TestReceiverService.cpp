@@ -20,10 +20,22 @@ constexpr int MaxRetransmissions = 3;
 
 } // namespace
 
-TestReceiverService::TestReceiverService(std::function<qint64()> now, int recordCapacity, QObject *parent)
+qsizetype ReceivedRequest::sizeInBytes() const
+{
+    qsizetype bytes = method.size() + target.size() + body.size() + responseBody.size();
+    for (const auto &[name, value] : headers)
+        bytes += name.size() + value.size();
+    for (const auto &[name, value] : responseHeaders)
+        bytes += name.size() + value.size();
+    return bytes;
+}
+
+TestReceiverService::TestReceiverService(std::function<qint64()> now, int recordCapacity,
+                                         qsizetype recordBytes, QObject *parent)
     : QObject(parent)
     , m_now(std::move(now))
     , m_capacity(std::max(1, recordCapacity))
+    , m_byteCapacity(std::max<qsizetype>(1, recordBytes))
 {
     qRegisterMetaType<ReceivedRequest>();
 }
@@ -183,8 +195,10 @@ void TestReceiverService::finish(const QString &key, ReceivedRequest record, con
     State &state = m_states[key];
     record.sequence = state.nextSequence++;
     state.records.append(record);
-    while (state.records.size() > m_capacity)
-        state.records.removeFirst(); // the ring buffer forgets the oldest request
+    // The ring buffer forgets the oldest requests, by count and by bytes.
+    state.recordedBytes
+        = trim(state.records, state.recordedBytes + record.sizeInBytes(), m_capacity,
+               m_byteCapacity, [](const ReceivedRequest &kept) { return kept.sizeInBytes(); });
 
     HttpResponse response;
     response.status = record.responseStatus;
@@ -234,8 +248,16 @@ QList<ReceivedRequest> TestReceiverService::recordsSince(const QString &receiver
 void TestReceiverService::clearRecords(const QString &receiverName)
 {
     const auto it = m_states.find(receiverName.toLower());
-    if (it != m_states.end())
+    if (it != m_states.end()) {
         it->records.clear();
+        it->recordedBytes = 0;
+    }
+}
+
+qsizetype TestReceiverService::recordedBytes(const QString &receiverName) const
+{
+    const auto it = m_states.constFind(receiverName.toLower());
+    return it == m_states.cend() ? 0 : it->recordedBytes;
 }
 
 quint64 TestReceiverService::receivedCount(const QString &receiverName) const

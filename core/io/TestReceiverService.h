@@ -40,20 +40,29 @@ struct ReceivedRequest
     // The sender's HTTP client resent a request this receiver had just dropped (closed again
     // without consuming a script step, so the sender sees one SocketError attempt).
     bool retransmission = false;
+
+    // What the record holds in memory (bodies, headers, target), counted against the receivers'
+    // byte budget.
+    qsizetype sizeInBytes() const;
 };
 
 // Serves the workspace's test receivers (PRODUCT.md "Built-in test receiver"): plays each one's
-// response script and records every request in a bounded ring buffer per receiver, so a long run
-// cannot exhaust memory. Lives on the engine thread, next to the endpoint.
+// response script and records every request in a bounded ring buffer per receiver: at most
+// recordCapacity requests and recordBytes bytes (the oldest go first), so neither a long run nor
+// a client sending the largest bodies the server takes can exhaust memory. Lives on the engine
+// thread, next to the endpoint.
 class TestReceiverService final : public QObject
 {
     Q_OBJECT
 
 public:
     static constexpr int DefaultRecordCapacity = 1000;
+    static constexpr qsizetype DefaultRecordBytes = 64 * 1024 * 1024;
 
     // now: engine time for the records (so they line up with the delivery log).
-    explicit TestReceiverService(std::function<qint64()> now, int recordCapacity = DefaultRecordCapacity,
+    explicit TestReceiverService(std::function<qint64()> now,
+                                 int recordCapacity = DefaultRecordCapacity,
+                                 qsizetype recordBytes = DefaultRecordBytes,
                                  QObject *parent = nullptr);
     ~TestReceiverService() override;
 
@@ -66,6 +75,27 @@ public:
     QList<ReceivedRequest> recordsSince(const QString &receiverName, quint64 afterSequence) const;
     void clearRecords(const QString &receiverName);
     int recordCapacity() const { return m_capacity; }
+    qsizetype recordBytes() const { return m_byteCapacity; }
+    // Bytes the records of one receiver hold now (sizeInBytes of each).
+    qsizetype recordedBytes(const QString &receiverName) const;
+
+    // Drops the oldest records until at most capacity records of at most byteCapacity bytes are
+    // left; the newest is kept whatever its size. Returns the bytes left. (The GUI's copy of the
+    // records is held to the same budget.)
+    template<typename Record, typename Size>
+    static qsizetype trim(QList<Record> &records, qsizetype bytes, int capacity,
+                          qsizetype byteCapacity, Size sizeOf)
+    {
+        qsizetype drop = 0;
+        while (records.size() - drop > 1
+               && (records.size() - drop > capacity || bytes > byteCapacity)) {
+            bytes -= sizeOf(records.at(drop));
+            ++drop;
+        }
+        if (drop > 0)
+            records.remove(0, drop);
+        return bytes;
+    }
     // Requests received in total (including those that left the ring buffer).
     quint64 receivedCount(const QString &receiverName) const;
 
@@ -85,6 +115,7 @@ private:
         QElapsedTimer droppedAt;
         int droppedRetransmissions = 0;
         QList<ReceivedRequest> records;
+        qsizetype recordedBytes = 0;
         quint64 nextSequence = 1;
     };
 
@@ -93,6 +124,7 @@ private:
 
     std::function<qint64()> m_now;
     int m_capacity;
+    qsizetype m_byteCapacity;
     QHash<QString, State> m_states; // key: receiver name, lower case
 };
 

@@ -6,6 +6,7 @@
 #include "../Logging.h"
 #include "../engine/Clock.h"
 #include "../engine/Engine.h"
+#include "HttpSyntax.h"
 #include "PrometheusMetrics.h"
 #include "SharedAccessSignature.h"
 
@@ -44,6 +45,10 @@ QString errorCodeFor(int status)
         return u"Gone"_s;
     case 413:
         return u"PayloadTooLarge"_s;
+    case 415:
+        return u"UnsupportedMediaType"_s;
+    case 421:
+        return u"MisdirectedRequest"_s;
     case 431:
         return u"RequestHeaderFieldsTooLarge"_s;
     case 501:
@@ -75,6 +80,7 @@ TopicEndpoint::TopicEndpoint(Engine *engine, KeyProvider keyProvider, QObject *p
     , m_wallClock([] { return QDateTime::currentDateTimeUtc(); })
 {
     m_server.setHandler([this](const HttpRequest &request, const HttpReply &reply) { handle(request, reply); });
+    m_server.setAdmission([this](const HttpRequest &head) { return admit(head); });
     m_server.setErrorBodyFactory([](int status, const QString &message) {
         return errorResponse(status, errorCodeFor(status), message);
     });
@@ -85,6 +91,10 @@ TopicEndpoint::~TopicEndpoint() = default;
 Expected<quint16> TopicEndpoint::listen(const QHostAddress &address, quint16 port)
 {
     auto bound = m_server.listen(address, port);
+    if (bound) {
+        m_listenAddress = address;
+        m_accessBuilt = false; // the port and address are part of what Host may name
+    }
     if (bound)
         m_engine->setValidationBaseUrl(QUrl(u"http://%1:%2"_s.arg(urlHostFor(address)).arg(bound.value())));
     return bound;
@@ -118,6 +128,124 @@ quint16 TopicEndpoint::findFreePort(const QHostAddress &address)
     return probe.serverPort();
 }
 
+EndpointSnapshot TopicEndpoint::snapshot() const
+{
+    const HttpServerStatistics statistics = m_server.statistics();
+    EndpointSnapshot snapshot;
+    snapshot.listening = m_server.port() != 0;
+    snapshot.openConnections = statistics.openConnections;
+    snapshot.acceptFailing = statistics.acceptFailing;
+    snapshot.lastAcceptError = statistics.lastAcceptError;
+    snapshot.acceptFailures = statistics.acceptFailures;
+    snapshot.shedConnections = statistics.shedConnections;
+    snapshot.refusedConnections = statistics.refusedConnections;
+    snapshot.refusedHost = m_refusedHost;
+    snapshot.refusedOrigin = m_refusedOrigin;
+    snapshot.refusedContentType = m_refusedContentType;
+    return snapshot;
+}
+
+QString TopicEndpoint::publishContentTypeProblem(QByteArrayView contentType)
+{
+    static const QString accepted = u"publish with Content-Type application/json (Event Grid and "
+                                    u"custom schema), application/cloudevents+json or "
+                                    u"application/cloudevents-batch+json (CloudEvents), charset "
+                                    u"utf-8 or none"_s;
+    if (contentType.isEmpty())
+        return u"The request has no Content-Type: "_s + accepted + u'.';
+    const qsizetype semicolon = contentType.indexOf(';');
+    const QByteArrayView mediaType
+        = HttpSyntax::trimmedWhitespace(semicolon < 0 ? contentType : contentType.first(semicolon));
+    const auto shown = [contentType] {
+        return QString::fromLatin1(contentType.first(std::min<qsizetype>(contentType.size(), 200)));
+    };
+    if (mediaType.compare("application/json", Qt::CaseInsensitive) != 0
+        && mediaType.compare("application/cloudevents+json", Qt::CaseInsensitive) != 0
+        && mediaType.compare("application/cloudevents-batch+json", Qt::CaseInsensitive) != 0)
+        return u"Content-Type '%1' is not accepted: %2."_s.arg(shown(), accepted);
+    // Parameters: only the charset is read; JSON is UTF-8 (RFC 8259 §8.1).
+    QByteArrayView parameters
+        = semicolon < 0 ? QByteArrayView() : contentType.sliced(semicolon + 1);
+    while (!parameters.isEmpty()) {
+        const qsizetype next = parameters.indexOf(';');
+        const QByteArrayView parameter
+            = HttpSyntax::trimmedWhitespace(next < 0 ? parameters : parameters.first(next));
+        parameters = next < 0 ? QByteArrayView() : parameters.sliced(next + 1);
+        const qsizetype equals = parameter.indexOf('=');
+        if (equals < 0
+            || HttpSyntax::trimmedWhitespace(parameter.first(equals))
+                    .compare("charset", Qt::CaseInsensitive)
+                != 0)
+            continue;
+        QByteArrayView charset = HttpSyntax::trimmedWhitespace(parameter.sliced(equals + 1));
+        if (charset.size() >= 2 && charset.startsWith('"') && charset.endsWith('"'))
+            charset = charset.sliced(1, charset.size() - 2);
+        if (charset.compare("utf-8", Qt::CaseInsensitive) != 0
+            && charset.compare("utf8", Qt::CaseInsensitive) != 0)
+            return u"Content-Type '%1' is not accepted: JSON is UTF-8; %2."_s.arg(shown(),
+                                                                                  accepted);
+    }
+    return {};
+}
+
+const EndpointAccess &TopicEndpoint::access()
+{
+    const WorkspaceSettings &settings = m_engine->workspace().settings;
+    if (!m_accessBuilt || settings.allowedHosts != m_accessHosts
+        || settings.allowedOrigins != m_accessOrigins) {
+        m_accessHosts = settings.allowedHosts;
+        m_accessOrigins = settings.allowedOrigins;
+        m_access = EndpointAccess(m_listenAddress, m_server.port(), m_accessHosts, m_accessOrigins);
+        m_accessBuilt = true;
+    }
+    return m_access;
+}
+
+HttpAdmission TopicEndpoint::admit(const HttpRequest &head)
+{
+    HttpAdmission admission;
+    const EndpointAccess::Verdict verdict = access().check(head);
+    if (!verdict.isAllowed()) {
+        ++(verdict.status == 403 ? m_refusedOrigin : m_refusedHost);
+        qCDebug(lcEndpoint) << "refused" << head.method << head.path << "from" << head.peerAddress
+                            << verdict.status << verdict.message;
+        admission.answer = errorResponse(verdict.status, verdict.code, verdict.message);
+        return admission;
+    }
+    if (!verdict.allowedOrigin.isEmpty()) {
+        // A web page the workspace allows: the browser must see that in every answer (CORS).
+        admission.responseHeaders
+            = {{"Access-Control-Allow-Origin", verdict.allowedOrigin}, {"Vary", "Origin"}};
+        if (head.method == "OPTIONS" && head.hasHeader("Access-Control-Request-Method")) {
+            HttpResponse preflight {204, {}, {}, {}};
+            preflight.headers = {{"Access-Control-Allow-Methods", "GET, POST, OPTIONS"},
+                                 {"Access-Control-Max-Age", "600"}};
+            if (const QByteArray requested = head.header("Access-Control-Request-Headers");
+                !requested.isEmpty())
+                preflight.headers.append({"Access-Control-Allow-Headers", requested});
+            admission.answer = preflight;
+            return admission;
+        }
+    }
+    const QStringList &segments = head.pathSegments;
+    if (segments.size() == 4 && segments.at(0) == "topics"_L1 && segments.at(2) == "api"_L1
+        && segments.at(3) == "events"_L1 && head.method == "POST") {
+        admission.maxBodyBytes = PublishBodyLimitBytes;
+        // A web page can send text/plain, a form's types or none without a preflight; a JSON type
+        // needs one, which only allowed origins pass.
+        if (const QString problem = publishContentTypeProblem(head.header("Content-Type"));
+            !problem.isEmpty()) {
+            ++m_refusedContentType;
+            admission.answer = errorResponse(415, u"UnsupportedMediaType"_s, problem);
+        }
+    } else if (segments.size() == 2 && segments.at(0) == "receivers"_L1) {
+        admission.maxBodyBytes = ReceiverBodyLimitBytes;
+    } else {
+        admission.maxBodyBytes = OtherBodyLimitBytes;
+    }
+    return admission;
+}
+
 QByteArray TopicEndpoint::errorBody(const QString &code, const QString &message)
 {
     return QJsonDocument(QJsonObject{{u"error"_s, QJsonObject{{u"code"_s, code}, {u"message"_s, message}}}})
@@ -148,7 +276,9 @@ void TopicEndpoint::handle(const HttpRequest &request, const HttpReply &reply)
         return;
     }
     if (segments.size() == 1 && segments.at(0) == "metrics"_L1 && method == "GET") {
-        reply.respond(HttpResponse::text(200, PrometheusMetrics::format(m_engine->snapshot()),
+        EngineSnapshot snapshot = m_engine->snapshot();
+        snapshot.endpoint = this->snapshot();
+        reply.respond(HttpResponse::text(200, PrometheusMetrics::format(snapshot),
                                          PrometheusMetrics::ContentType.toByteArray()));
         return;
     }

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "../Expected.h"
+#include "../engine/EngineSnapshot.h"
+#include "EndpointAccess.h"
 #include "HttpServer.h"
 #include "TestReceiverService.h"
 
@@ -18,8 +20,9 @@ struct PublishResult;
 
 // EventDesk's HTTP endpoint (PRODUCT.md), on one address:
 //   POST /topics/<topic>/api/events[?api-version=...]   the publish API; 200 only after the events
-//        are committed; errors in Event Grid's shape {"error":{"code","message"}} (400/401/404/413).
-//        A topic with an access key takes either credential of Event Grid's publish API:
+//        are committed; errors in Event Grid's shape {"error":{"code","message"}}
+//        (400/401/404/413). A topic with an access key takes either credential of Event Grid's
+//        publish API:
 //          - the key itself, in the aeg-sas-key header or query parameter;
 //          - a shared access signature made with the key (SharedAccessSignature.h), in the
 //            aeg-sas-token header (what the SDKs' AzureSASCredential sends) or as
@@ -32,6 +35,9 @@ struct PublishResult;
 //                                                        awaiting manual validation
 //   GET  /metrics                                        Prometheus text format
 //   GET  /                                               name, version and topics
+// Before any of that, every request's head passes admit() (README "Security"): its Host must name
+// this endpoint, an Origin header must be one the workspace allows, a publish must be JSON; and
+// the body limit fits the path (a publish's is the publish limit, not the server's).
 class TopicEndpoint final : public QObject
 {
     Q_OBJECT
@@ -64,6 +70,21 @@ public:
     quint16 port() const;
     // Timeouts and the connection cap of the HTTP server (eventdeskd's options; defaults otherwise).
     void setConnectionLimits(const HttpConnectionLimits &limits);
+    // The names a request's Host may give (README "Security"), for the log.
+    QString acceptedHosts() { return access().acceptedHosts(); }
+    // The HTTP server's figures and the requests admit() refused, for /metrics and the app.
+    EndpointSnapshot snapshot() const;
+
+    // A publish body up to this is read and handed to the parser, which answers 413 beyond
+    // EventParser::MaxRequestBytes with Event Grid's message; a larger one is refused unread.
+    static constexpr qsizetype PublishBodyLimitBytes = 1024 * 1024 + 64 * 1024;
+    // A test receiver takes what a webhook may be sent: the server's limit.
+    static constexpr qsizetype ReceiverBodyLimitBytes = HttpServer::DefaultMaxBodyBytes;
+    // Every other path (/metrics, /validate, /, unknown ones) needs no body.
+    static constexpr qsizetype OtherBodyLimitBytes = 64 * 1024;
+
+    // What is wrong with a publish's Content-Type (empty: it is one of the JSON types).
+    static QString publishContentTypeProblem(QByteArrayView contentType);
 
     // The test receivers' scripts and request records (the GUI reads them through EngineHost).
     TestReceiverService &receivers() { return m_receivers; }
@@ -75,6 +96,8 @@ public:
     static quint16 findFreePort(const QHostAddress &address);
 
 private:
+    HttpAdmission admit(const HttpRequest &head);
+    const EndpointAccess &access();
     void handle(const HttpRequest &request, const HttpReply &reply);
     void handlePublish(const QString &topicName, const HttpRequest &request, const HttpReply &reply);
     // Succeeds when the request carries a valid credential of the topic; the error says why not
@@ -91,6 +114,16 @@ private:
     HttpServer m_server;
     TestReceiverService m_receivers;
     WallClock m_wallClock;
+    QHostAddress m_listenAddress = QHostAddress::LocalHost;
+    // Rebuilt when the workspace's settings change (compared on each request: implicitly shared
+    // lists, so equal ones compare at once).
+    EndpointAccess m_access;
+    QStringList m_accessHosts;
+    QStringList m_accessOrigins;
+    bool m_accessBuilt = false;
+    quint64 m_refusedHost = 0;
+    quint64 m_refusedOrigin = 0;
+    quint64 m_refusedContentType = 0;
 };
 
 } // namespace EventDesk

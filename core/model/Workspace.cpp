@@ -7,6 +7,8 @@
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <QJsonValue>
+#include <QRegularExpression>
+#include <QUrl>
 
 #include <array>
 #include <optional>
@@ -197,6 +199,82 @@ Topic readTopic(JsonReader &reader, const QJsonValue &value, const QString &path
     return topic;
 }
 
+// settings.allowedHosts[i]: a host name or an IP address, as a Host header names it, without
+// scheme or port (the port is never compared: a forwarded port works).
+QStringList readAllowedHosts(JsonReader &reader, const QJsonObject &settings,
+                             const QString &settingsPath)
+{
+    QStringList hosts;
+    const QJsonArray entries
+        = reader.array(settings, "allowedHosts"_L1, settingsPath, Presence::Optional);
+    for (qsizetype index = 0; index < entries.size() && !reader.failed(); ++index) {
+        const QString path = indexPath(joinPath(settingsPath, "allowedHosts"_L1), index);
+        QString host = reader.stringAt(entries.at(index), path).toLower();
+        if (reader.failed())
+            break;
+        static const QRegularExpression name(uR"(^[a-z0-9_]([a-z0-9_.-]{0,251}[a-z0-9_])?$)"_s);
+        // An IPv6 address, with or without its brackets; kept in brackets, as Host writes it.
+        static const QRegularExpression ipv6(uR"(^\[?([0-9a-f.]*:[0-9a-f.]*:[0-9a-f:.]*)\]?$)"_s);
+        if (const QRegularExpressionMatch address = ipv6.match(host);
+            address.hasMatch() && host.startsWith(u'[') == host.endsWith(u']')) {
+            host = u'[' + address.captured(1) + u']';
+        } else if (!name.match(host).hasMatch()) {
+            reader.fail(path,
+                        u"must be a host name or IP address without scheme, port or path, "
+                        u"e.g. \"eventdesk.internal\" (got %1)"_s.arg(
+                            describeValue(entries.at(index).toString())));
+            break;
+        }
+        if (!hosts.contains(host))
+            hosts.append(host);
+    }
+    return hosts;
+}
+
+// settings.allowedOrigins[i]: a web origin, scheme://host[:port], kept as a browser serialises it
+// in the Origin header so that a request's is compared whole.
+QStringList readAllowedOrigins(JsonReader &reader, const QJsonObject &settings,
+                               const QString &settingsPath)
+{
+    QStringList origins;
+    const QJsonArray entries
+        = reader.array(settings, "allowedOrigins"_L1, settingsPath, Presence::Optional);
+    for (qsizetype index = 0; index < entries.size() && !reader.failed(); ++index) {
+        const QString path = indexPath(joinPath(settingsPath, "allowedOrigins"_L1), index);
+        const QString text = reader.stringAt(entries.at(index), path);
+        if (reader.failed())
+            break;
+        if (text == "*"_L1 || text.compare("null"_L1, Qt::CaseInsensitive) == 0) {
+            reader.fail(path,
+                        u"%1 is not accepted: list each origin that may call the endpoint, "
+                        u"e.g. \"http://localhost:3000\""_s.arg(describeValue(text)));
+            break;
+        }
+        const QUrl url(text, QUrl::StrictMode);
+        const QString scheme = url.scheme().toLower();
+        const QString urlPath = url.path();
+        if (!url.isValid() || (scheme != "http"_L1 && scheme != "https"_L1) || url.host().isEmpty()
+            || !url.userInfo().isEmpty() || url.hasQuery() || url.hasFragment()
+            || (!urlPath.isEmpty() && urlPath != "/"_L1)) {
+            reader.fail(path,
+                        u"must be a web origin: http:// or https://, a host and an optional "
+                        u"port, nothing after it, e.g. \"http://localhost:3000\" (got %1)"_s.arg(
+                            describeValue(text)));
+            break;
+        }
+        const int defaultPort = scheme == "https"_L1 ? 443 : 80;
+        QString host = url.host(QUrl::FullyEncoded).toLower();
+        if (host.contains(u':'))
+            host = u'[' + host + u']';
+        QString origin = scheme + u"://"_s + host;
+        if (url.port(defaultPort) != defaultPort)
+            origin += u':' + QString::number(url.port());
+        if (!origins.contains(origin))
+            origins.append(origin);
+    }
+    return origins;
+}
+
 } // namespace
 
 Expected<Workspace> Workspace::fromJson(const QByteArray &json, const QString &fileName)
@@ -262,6 +340,9 @@ Expected<Workspace> Workspace::fromJson(const QByteArray &json, const QString &f
         = reader.integer(settings, "maxConcurrentRequestsPerSubscription"_L1, settingsPath, 1, 64,
                          values.maxConcurrentRequestsPerSubscription);
 
+    values.allowedHosts = readAllowedHosts(reader, settings, settingsPath);
+    values.allowedOrigins = readAllowedOrigins(reader, settings, settingsPath);
+
     if (reader.failed())
         return withFile(reader.error().message());
     return workspace;
@@ -286,14 +367,20 @@ QJsonObject Workspace::toJson() const
     QJsonArray receiverArray;
     for (const TestReceiver &receiver : receivers)
         receiverArray.append(receiver.toJson());
+    QJsonObject settingsObject {
+        {"deadLetterDelaySeconds"_L1, settings.deadLetterDelaySeconds},
+        {"probationThreshold"_L1, settings.probationThreshold},
+        {"maxConcurrentRequestsPerSubscription"_L1, settings.maxConcurrentRequestsPerSubscription}};
+    // Written only when set, so a workspace that does not use them keeps its file as it was.
+    if (!settings.allowedHosts.isEmpty())
+        settingsObject.insert("allowedHosts"_L1, QJsonArray::fromStringList(settings.allowedHosts));
+    if (!settings.allowedOrigins.isEmpty())
+        settingsObject.insert("allowedOrigins"_L1,
+                              QJsonArray::fromStringList(settings.allowedOrigins));
     return QJsonObject {
         {"topics"_L1, topicArray},
         {"receivers"_L1, receiverArray},
-        {"settings"_L1,
-         QJsonObject {{"deadLetterDelaySeconds"_L1, settings.deadLetterDelaySeconds},
-                      {"probationThreshold"_L1, settings.probationThreshold},
-                      {"maxConcurrentRequestsPerSubscription"_L1,
-                       settings.maxConcurrentRequestsPerSubscription}}},
+        {"settings"_L1, settingsObject},
     };
 }
 

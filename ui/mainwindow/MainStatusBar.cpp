@@ -154,6 +154,14 @@ void MainStatusBar::showHealth(const EngineSnapshot &snapshot)
                       "of failures they are dropped.")
                 << deadLetterDetails;
     }
+    if (snapshot.endpoint.acceptFailing) {
+        warnings << tr("⚠ Topic endpoint cannot accept connections");
+        details
+            << tr("The topic endpoint cannot accept new connections: %1\nIdle connections are "
+                  "closed to make room and accepting is tried again; new clients wait meanwhile. "
+                  "Raise the open-file limit (ulimit -n) or use fewer connections.")
+                   .arg(snapshot.endpoint.lastAcceptError);
+    }
     m_healthLabel->setText(warnings.join(u" · "_s));
     m_healthLabel->setToolTip(details.join(u'\n'));
     m_healthLabel->setVisible(!warnings.isEmpty());

@@ -174,6 +174,7 @@ void ReceivedRequestModel::merge(const QString &key, QList<Row> incoming)
         const int position = int(at - receiver.rows.begin());
         if (shown)
             beginInsertRows({}, position, position);
+        receiver.bytes += row.record.sizeInBytes();
         receiver.rows.insert(position, std::move(row));
         if (shown)
             endInsertRows();
@@ -182,12 +183,20 @@ void ReceivedRequestModel::merge(const QString &key, QList<Row> incoming)
         const int first = int(receiver.rows.size());
         if (shown)
             beginInsertRows({}, first, first + int(appended.size()) - 1);
+        for (const Row &row : std::as_const(appended))
+            receiver.bytes += row.record.sizeInBytes();
         receiver.rows.append(std::move(appended));
         receiver.lastSequence = receiver.rows.constLast().record.sequence;
         if (shown)
             endInsertRows();
     }
-    const int excess = int(receiver.rows.size()) - Capacity;
+    int excess = std::max(0, int(receiver.rows.size()) - Capacity);
+    qsizetype bytes = receiver.bytes;
+    for (int row = 0; row < excess; ++row)
+        bytes -= receiver.rows.at(row).record.sizeInBytes();
+    while (bytes > CapacityBytes && excess + 1 < receiver.rows.size())
+        bytes -= receiver.rows.at(excess++).record.sizeInBytes();
+    receiver.bytes = bytes;
     if (excess > 0) {
         if (shown)
             beginRemoveRows({}, 0, excess - 1);

@@ -11,13 +11,15 @@
 namespace EventDesk::Ui {
 
 // The requests the test receivers recorded, oldest first, shown for one receiver at a time. It
-// mirrors the engine's ring buffer: at most Capacity records per receiver, the oldest dropped.
+// mirrors the engine's ring buffer: at most Capacity records and CapacityBytes bytes per
+// receiver, the oldest dropped.
 class ReceivedRequestModel final : public QAbstractTableModel
 {
     Q_OBJECT
 
 public:
     static constexpr int Capacity = TestReceiverService::DefaultRecordCapacity;
+    static constexpr qsizetype CapacityBytes = TestReceiverService::DefaultRecordBytes;
 
     enum Column {
         TimeColumn,
@@ -87,6 +89,7 @@ private:
     struct Receiver
     {
         QList<Row> rows; // ascending sequence numbers
+        qsizetype bytes = 0; // ReceivedRequest::sizeInBytes of the rows
         quint64 lastSequence = 0;
     };
 

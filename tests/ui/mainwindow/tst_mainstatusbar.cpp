@@ -44,6 +44,7 @@ private Q_SLOTS:
     void storeThatCannotBeWrittenIsShownUntilItRecovers();
     void deadLetterDestinationsThatCannotBeWrittenAreListed();
     void storeErrorShowsAtOnce();
+    void endpointThatCannotAcceptIsShownUntilItRecovers();
 };
 
 void tst_MainStatusBar::storeThatCannotBeWrittenIsShownUntilItRecovers()
@@ -105,6 +106,37 @@ void tst_MainStatusBar::storeErrorShowsAtOnce()
     QVERIFY(warning);
     QVERIFY(warning->isVisible());
     QVERIFY(warning->toolTip().contains(u"disk I/O error"_s));
+}
+
+// README "Security": accept() failing (out of file descriptors) is shown, with the error in the
+// tooltip, next to the store's warning, and goes away once the endpoint accepts again.
+void tst_MainStatusBar::endpointThatCannotAcceptIsShownUntilItRecovers()
+{
+    QMainWindow window;
+    MainStatusBar status(window.statusBar());
+    window.resize(1100, 120);
+    window.show();
+    EngineSnapshot snapshot;
+    snapshot.endpoint.listening = true;
+    snapshot.endpoint.acceptFailing = true;
+    snapshot.endpoint.acceptFailures = 12;
+    snapshot.endpoint.lastAcceptError = u"Insufficient resources"_s;
+    status.showHealth(snapshot);
+    QLabel *warning = labelWith(window.statusBar(), u"Topic endpoint cannot accept connections"_s);
+    QVERIFY(warning);
+    QVERIFY(warning->isVisible());
+    QVERIFY2(warning->toolTip().contains(u"Insufficient resources"_s),
+             qPrintable(warning->toolTip()));
+    QVERIFY2(warning->toolTip().contains(u"open-file limit"_s), qPrintable(warning->toolTip()));
+
+    snapshot.store.writable = false;
+    snapshot.store.lastError = u"database or disk is full"_s;
+    status.showHealth(snapshot);
+    QVERIFY2(warning->text().contains(u"Store cannot be written"_s), qPrintable(warning->text()));
+    QVERIFY2(warning->text().contains(u"Topic endpoint"_s), qPrintable(warning->text()));
+
+    status.showHealth(EngineSnapshot());
+    QVERIFY(!warning->isVisible());
 }
 
 QTEST_MAIN(tst_MainStatusBar)

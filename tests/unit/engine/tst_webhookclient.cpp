@@ -11,6 +11,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QPointer>
 #include <QProcess>
 #include <QSslCertificate>
 #include <QSslConfiguration>
@@ -249,6 +250,8 @@ private Q_SLOTS:
     void cancelAll_reportsNothing();
     void failureKnownAtOnce_reportedFromTheEventLoop();
     void oversizedBody_cappedAndConnectionClosed();
+    void endlessBody_cappedAndConnectionClosed_data();
+    void endlessBody_cappedAndConnectionClosed();
     void idleConnectionClosedAfterIdleTimeout();
     void tls_untrustedCertificate_isHandshakeFailure();
     void tls_trustedCertificate_deliversOverOneConnection();
@@ -805,6 +808,66 @@ void WebhookClientTest::oversizedBody_cappedAndConnectionClosed()
     QCOMPARE(harness.error(id), QNetworkReply::NoError);
     QTRY_COMPARE(server.closedConnections(), 1);
     QCOMPARE(server.requestCount(), qsizetype(1));
+}
+
+// A receiver answering with a body that does not end (chunks that keep coming, or a body that runs
+// until a close that never comes): the client stops at MaxResponseBodyBytes, reports the status,
+// closes the connection, and never holds more than its read buffer of it.
+void WebhookClientTest::endlessBody_cappedAndConnectionClosed_data()
+{
+    QTest::addColumn<QByteArray>("head");
+    QTest::addColumn<QByteArray>("piece"); // sent over and over
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QNetworkReply::NetworkError>(
+        "error"); // as QNetworkAccessManager reports the status
+
+    const QByteArray chunk
+        = QByteArray::number(64 * 1024, 16) + "\r\n" + QByteArray(64 * 1024, 'c') + "\r\n";
+    QTest::newRow("chunked") << "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"_ba << chunk
+                             << 200 << QNetworkReply::NoError;
+    QTest::newRow("until close")
+        << "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n"_ba
+        << QByteArray(64 * 1024, 'u') << 503 << QNetworkReply::ServiceUnavailableError;
+}
+
+void WebhookClientTest::endlessBody_cappedAndConnectionClosed()
+{
+    QFETCH(QByteArray, head);
+    QFETCH(QByteArray, piece);
+    QFETCH(int, status);
+    QFETCH(QNetworkReply::NetworkError, error);
+
+    RawServer server;
+    QVERIFY(server.listenLocal());
+    QPointer<QTcpSocket> answering;
+    qint64 sent = 0;
+    // Feeds the body whenever the kernel took the last piece, until the client closes.
+    QTimer feeder;
+    feeder.setInterval(1);
+    QObject::connect(&feeder, &QTimer::timeout, &feeder, [&] {
+        if (!answering || answering->state() != QAbstractSocket::ConnectedState)
+            return;
+        while (answering->bytesToWrite() < 256 * 1024) {
+            answering->write(piece);
+            sent += piece.size();
+        }
+    });
+    server.setResponder([&](QTcpSocket *socket, int) {
+        answering = socket;
+        socket->write(head);
+        feeder.start();
+    });
+    ClientHarness harness;
+    const quint64 id = harness.post(server.url());
+    QTRY_VERIFY(harness.isFinished(id));
+    feeder.stop();
+    QCOMPARE(harness.status(id), status);
+    QCOMPARE(harness.error(id), error);
+    QVERIFY(harness.errorDetail(id).size() <= WebhookClient::MaxErrorDetailBytes);
+    QTRY_COMPARE(server.closedConnections(), 1);
+    // It stopped at the cap: what it took is the cap and what was under way (kernel buffers).
+    QVERIFY2(sent > WebhookClient::MaxResponseBodyBytes, qPrintable(QString::number(sent)));
+    QVERIFY2(sent < 64 * WebhookClient::MaxResponseBodyBytes, qPrintable(QString::number(sent)));
 }
 
 void WebhookClientTest::idleConnectionClosedAfterIdleTimeout()

@@ -6,6 +6,7 @@
 
 #include "io/HttpServer.h"
 
+#include <QElapsedTimer>
 #include <QScopeGuard>
 #include <QTcpSocket>
 #include <QTest>
@@ -93,6 +94,15 @@ private Q_SLOTS:
     void connectionCap_refusesBeyondWith503_othersKeepWorking();
     void pipelining_clientWaitsWhileAnAnswerIsPending();
     void acceptError_acceptsAgainOnceDescriptorsAreFree();
+    void acceptError_shedsAnIdleConnectionToServeANewOne();
+
+    void admission_bodyLimitPerRequest_data();
+    void admission_bodyLimitPerRequest();
+    void admission_answerWithSmallBody_handlerSkipped_connectionKept();
+    void admission_answerWithLargeBody_answeredAtOnceAndClosed();
+    void admission_responseHeadersAddedToEveryAnswer();
+    void pipelining_unreadAnswersStopFurtherRequests();
+    void pipelining_bytesBehindAPendingRequestStayUnread();
 
 private:
     void setLimits(int headerMs, int bodyMs, int idleMs, int maxConnections = 10'000);
@@ -493,7 +503,7 @@ void HttpServerTest::acceptError_acceptsAgainOnceDescriptorsAreFree()
     static QtMessageHandler previousHandler = nullptr;
     previousHandler = qInstallMessageHandler(
         [](QtMsgType type, const QMessageLogContext &context, const QString &text) {
-            if (text.contains("cannot accept a connection"_L1))
+            if (text.contains("cannot accept connections"_L1))
                 acceptFailed = true;
             else
                 previousHandler(type, context, text);
@@ -502,26 +512,246 @@ void HttpServerTest::acceptError_acceptsAgainOnceDescriptorsAreFree()
 
     rlimit original = {};
     QCOMPARE(::getrlimit(RLIMIT_NOFILE, &original), 0);
-    // RLIMIT_NOFILE bounds descriptor numbers: with the lowest free number as the only one left,
-    // the client's socket takes it and the server's accept() has none.
+    // The client connects (its socket is made at once; the server accepts from the event loop),
+    // then RLIMIT_NOFILE, which bounds descriptor numbers, is lowered to the lowest free one:
+    // the server's accept() has none.
+    RawClient client(m_server->port());
+    client.send(request("Content-Length: 5\r\n", "hello"));
     const int lowestFree = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     QVERIFY(lowestFree >= 0);
     ::close(lowestFree);
     rlimit lowered = original;
-    lowered.rlim_cur = rlim_t(lowestFree) + 1;
+    lowered.rlim_cur = rlim_t(lowestFree);
     QCOMPARE(::setrlimit(RLIMIT_NOFILE, &lowered), 0);
     auto restoreLimit = qScopeGuard([&original] { ::setrlimit(RLIMIT_NOFILE, &original); });
-
-    RawClient client(m_server->port());
-    client.send(request("Content-Length: 5\r\n", "hello"));
     QTRY_VERIFY_WITH_TIMEOUT(acceptFailed, WaitMs);
     QCOMPARE(client.responseCount(), 0);
+    QVERIFY(m_server->statistics().acceptFailing);
+    QVERIFY(m_server->statistics().acceptFailures >= 1);
+    QCOMPARE(m_server->statistics().shedConnections, quint64(0)); // none was idle
 
     restoreLimit.dismiss();
     QCOMPARE(::setrlimit(RLIMIT_NOFILE, &original), 0);
     QTRY_COMPARE_WITH_TIMEOUT(client.responseCount(), 1, WaitMs);
     QVERIFY2(client.received().startsWith("HTTP/1.1 200 OK"), client.received().constData());
+    QTRY_VERIFY_WITH_TIMEOUT(!m_server->statistics().acceptFailing, WaitMs);
 #endif
+}
+
+// Out of descriptors with an idle kept-alive connection open: the server closes it, and its
+// descriptor lets the waiting connection in at once, without any limit being raised.
+void HttpServerTest::acceptError_shedsAnIdleConnectionToServeANewOne()
+{
+#ifndef Q_OS_LINUX
+    QSKIP("lowers RLIMIT_NOFILE to make accept() fail, which is tried on Linux only");
+#else
+    setLimits(LongTimeoutMs, LongTimeoutMs, LongTimeoutMs);
+    RawClient idle(m_server->port());
+    idle.send(request("Content-Length: 2\r\n", "hi"));
+    QTRY_COMPARE_WITH_TIMEOUT(idle.responseCount(), 1, WaitMs);
+    QCOMPARE(m_server->connectionCount(), 1);
+
+    rlimit original = {};
+    QCOMPARE(::getrlimit(RLIMIT_NOFILE, &original), 0);
+    RawClient waiting(m_server->port());
+    waiting.send(request("Content-Length: 5\r\n", "hello"));
+    const int lowestFree = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    QVERIFY(lowestFree >= 0);
+    ::close(lowestFree);
+    rlimit lowered = original;
+    lowered.rlim_cur = rlim_t(lowestFree);
+    QCOMPARE(::setrlimit(RLIMIT_NOFILE, &lowered), 0);
+    const auto restoreLimit = qScopeGuard([&original] { ::setrlimit(RLIMIT_NOFILE, &original); });
+    QTRY_COMPARE_WITH_TIMEOUT(waiting.responseCount(), 1, WaitMs);
+    QVERIFY2(waiting.received().startsWith("HTTP/1.1 200 OK"), waiting.received().constData());
+    QTRY_VERIFY_WITH_TIMEOUT(idle.isClosed(), WaitMs);
+    const HttpServerStatistics statistics = m_server->statistics();
+    QVERIFY(statistics.acceptFailures >= 1);
+    QCOMPARE(statistics.shedConnections, quint64(1));
+    QVERIFY2(!statistics.lastAcceptError.isEmpty(), "the failure is named");
+    QTRY_VERIFY_WITH_TIMEOUT(!m_server->statistics().acceptFailing, WaitMs);
+#endif
+}
+
+void HttpServerTest::admission_bodyLimitPerRequest_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<int>("status");
+
+    const QByteArray ten(10, 'x');
+    QTest::newRow("at the limit") << request("Content-Length: 10\r\n", ten) << 200;
+    QTest::newRow("over the limit, announced")
+        << request("Content-Length: 11\r\n", ten + 'x') << 413;
+    QTest::newRow("chunked, at the limit")
+        << request("Transfer-Encoding: chunked\r\n", "5\r\nxxxxx\r\n5\r\nxxxxx\r\n0\r\n\r\n")
+        << 200;
+    // Refused at the chunk size line, before the chunk's bytes are buffered.
+    QTest::newRow("chunked, over the limit")
+        << request("Transfer-Encoding: chunked\r\n", "5\r\nxxxxx\r\n100000\r\n") << 413;
+}
+
+void HttpServerTest::admission_bodyLimitPerRequest()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(int, status);
+    m_server->setAdmission([](const HttpRequest &) {
+        HttpAdmission admission;
+        admission.maxBodyBytes = 10;
+        return admission;
+    });
+    RawClient client(m_server->port());
+    client.send(bytes);
+    QTRY_COMPARE_WITH_TIMEOUT(client.responseCount(), 1, WaitMs);
+    QVERIFY2(client.received().startsWith(QByteArray("HTTP/1.1 " + QByteArray::number(status))),
+             client.received().constData());
+    if (status == 413) {
+        QTRY_VERIFY_WITH_TIMEOUT(client.isClosed(), WaitMs);
+        QVERIFY(m_requests.isEmpty());
+        QVERIFY2(client.received().contains("/receivers/demo"), "the message names the path");
+    } else {
+        QCOMPARE(m_requests.size(), 1);
+    }
+}
+
+// A refusal given at the head: a small body is read and dropped, so the connection serves the
+// next (pipelined) request; the handler never sees the refused one.
+void HttpServerTest::admission_answerWithSmallBody_handlerSkipped_connectionKept()
+{
+    m_server->setAdmission([](const HttpRequest &head) {
+        HttpAdmission admission;
+        if (head.path == "/refused"_L1)
+            admission.answer = HttpResponse::text(415, "not this type");
+        return admission;
+    });
+    RawClient client(m_server->port());
+    client.send("POST /refused HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\n\r\nbody"
+                "POST /accepted HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\nok");
+    QTRY_COMPARE_WITH_TIMEOUT(client.responseCount(), 2, WaitMs);
+    QVERIFY2(client.received().startsWith("HTTP/1.1 415 Unsupported Media Type\r\n"),
+             client.received().constData());
+    QVERIFY2(client.received().contains("not this type"), client.received().constData());
+    QVERIFY2(client.received().contains("received 2 bytes: ok"), client.received().constData());
+    QCOMPARE(m_requests.size(), 1);
+    QCOMPARE(m_requests.constFirst().path, u"/accepted"_s);
+    QVERIFY(client.isConnected());
+}
+
+// Refused with a large announced body (or a chunked one): answered before the body is sent, and
+// the connection closed, since the body is not read.
+void HttpServerTest::admission_answerWithLargeBody_answeredAtOnceAndClosed()
+{
+    m_server->setAdmission([](const HttpRequest &) {
+        HttpAdmission admission;
+        admission.answer = HttpResponse::text(421, "wrong host");
+        return admission;
+    });
+    for (const QByteArray &framing :
+         {"Content-Length: 1048576\r\n"_ba, "Transfer-Encoding: chunked\r\n"_ba}) {
+        RawClient client(m_server->port());
+        client.send(request(framing)); // the head only
+        QTRY_VERIFY_WITH_TIMEOUT(client.isClosed(), WaitMs);
+        QVERIFY2(client.received().startsWith("HTTP/1.1 421 Misdirected Request\r\n"),
+                 client.received().constData());
+        QVERIFY2(client.received().contains("\r\nConnection: close\r\n"),
+                 client.received().constData());
+    }
+    QVERIFY(m_requests.isEmpty());
+}
+
+void HttpServerTest::admission_responseHeadersAddedToEveryAnswer()
+{
+    m_server->setAdmission([](const HttpRequest &) {
+        HttpAdmission admission;
+        admission.maxBodyBytes = 10;
+        admission.responseHeaders = {{"Access-Control-Allow-Origin", "http://localhost:3000"}};
+        return admission;
+    });
+    RawClient handled(m_server->port());
+    handled.send(request("Content-Length: 2\r\n", "hi") + request("Content-Length: 3\r\n", "bye"));
+    QTRY_COMPARE_WITH_TIMEOUT(handled.responseCount(), 2, WaitMs);
+    QCOMPARE(handled.received().count("\r\nAccess-Control-Allow-Origin: http://localhost:3000\r\n"),
+             2);
+    RawClient tooLarge(m_server->port());
+    tooLarge.send(request("Content-Length: 11\r\n"));
+    QTRY_COMPARE_WITH_TIMEOUT(tooLarge.responseCount(), 1, WaitMs);
+    QVERIFY2(tooLarge.received().startsWith("HTTP/1.1 413 "), tooLarge.received().constData());
+    QVERIFY2(
+        tooLarge.received().contains("\r\nAccess-Control-Allow-Origin: http://localhost:3000\r\n"),
+        tooLarge.received().constData());
+}
+
+namespace {
+
+// Runs the event loop until check() gives the same value for quietMs in a row (at most maxMs):
+// for showing that something stops, where QTRY can only show that something happens.
+template<typename Check> auto settled(Check check, int quietMs = 500, int maxMs = 30'000)
+{
+    auto last = check();
+    QElapsedTimer sinceChange;
+    sinceChange.start();
+    QElapsedTimer total;
+    total.start();
+    while (sinceChange.elapsed() < quietMs && total.elapsed() < maxMs) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        if (const auto now = check(); now != last) {
+            last = now;
+            sinceChange.restart();
+        }
+    }
+    return last;
+}
+
+} // namespace
+
+// A client pipelining requests and reading none of the answers: once a megabyte of answers waits
+// to leave, the server handles nothing more of that connection (kernel buffers hold the rest),
+// and goes on as soon as the client reads.
+void HttpServerTest::pipelining_unreadAnswersStopFurtherRequests()
+{
+    constexpr int Requests = 400;
+    const QByteArray large(256 * 1024, 'a');
+    m_server->setHandler([this, large](const HttpRequest &request, const HttpReply &reply) {
+        m_requests.append(request);
+        reply.respond(HttpResponse::text(200, large));
+    });
+    QTcpSocket client; // reads nothing until told
+    client.setReadBufferSize(64 * 1024);
+    client.connectToHost(QHostAddress::LocalHost, m_server->port());
+    QVERIFY(client.waitForConnected(WaitMs));
+    QByteArray requests;
+    for (int i = 0; i < Requests; ++i)
+        requests += "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    client.write(requests);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_requests.isEmpty(), WaitMs);
+    const qsizetype handledWhileUnread = settled([this] { return m_requests.size(); });
+    // Unbounded, all 400 answers (100 MB) would be queued; the kernel's buffers and the backlog
+    // hold a few dozen.
+    QVERIFY2(handledWhileUnread < 200, qPrintable(QString::number(handledWhileUnread)));
+
+    client.setReadBufferSize(0);
+    qint64 received = 0;
+    QObject::connect(&client, &QTcpSocket::readyRead, &client,
+                     [&] { received += client.readAll().size(); });
+    received += client.readAll().size();
+    QTRY_COMPARE_WITH_TIMEOUT(m_requests.size(), qsizetype(Requests), WaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(received > Requests * large.size(), WaitMs);
+}
+
+// While a request waits for its answer, what its client sends after it is left in the socket: the
+// server reads at most its read buffer ahead, and TCP flow control holds the client.
+void HttpServerTest::pipelining_bytesBehindAPendingRequestStayUnread()
+{
+    m_holdAnswers = true;
+    QTcpSocket client;
+    client.connectToHost(QHostAddress::LocalHost, m_server->port());
+    QVERIFY(client.waitForConnected(WaitMs));
+    constexpr qint64 Behind = 64 * 1024 * 1024;
+    client.write(request("Content-Length: 2\r\n", "hi") + QByteArray(Behind, 'x'));
+    QTRY_COMPARE_WITH_TIMEOUT(m_heldReplies.size(), qsizetype(1), WaitMs);
+    const qint64 unsent = settled([&client] { return client.bytesToWrite(); });
+    // Read ahead: the server's read buffer (1 MiB) and the kernel's buffers on both sides.
+    QVERIFY2(unsent > Behind / 2, qPrintable(QString::number(unsent)));
+    QCOMPARE(m_requests.size(), qsizetype(1));
 }
 
 QTEST_GUILESS_MAIN(HttpServerTest)

@@ -121,6 +121,16 @@ EngineSnapshot sampleSnapshot()
     snapshot.store.writable = false;
     snapshot.store.writeFailures = 4;
     snapshot.store.lastError = u"database or disk is full"_s;
+    snapshot.endpoint.listening = true;
+    snapshot.endpoint.openConnections = 17;
+    snapshot.endpoint.acceptFailing = true;
+    snapshot.endpoint.lastAcceptError = u"Too many open files"_s;
+    snapshot.endpoint.acceptFailures = 5;
+    snapshot.endpoint.shedConnections = 6;
+    snapshot.endpoint.refusedConnections = 7;
+    snapshot.endpoint.refusedHost = 8;
+    snapshot.endpoint.refusedOrigin = 9;
+    snapshot.endpoint.refusedContentType = 11;
     SubscriptionSnapshot billing;
     billing.topic = u"orders"_s;
     billing.subscription = u"billing"_s;
@@ -223,6 +233,20 @@ void MetricsTest::counters_carryTheSnapshotValues_data()
     QTest::newRow("store not writable") << u"eventdesk_store_writable"_s << QHash<QString, QString>{} << 0.0;
     QTest::newRow("store write failures") << u"eventdesk_store_write_failures_total"_s
                                           << QHash<QString, QString>{} << 4.0;
+    // README "Security": the endpoint's own figures.
+    const QHash<QString, QString> none;
+    QTest::newRow("connections") << u"eventdesk_http_connections"_s << none << 17.0;
+    QTest::newRow("accept failing") << u"eventdesk_http_accept_failing"_s << none << 1.0;
+    QTest::newRow("accept failures") << u"eventdesk_http_accept_failures_total"_s << none << 5.0;
+    QTest::newRow("shed") << u"eventdesk_http_connections_shed_total"_s << none << 6.0;
+    QTest::newRow("over the cap") << u"eventdesk_http_connections_refused_total"_s << none << 7.0;
+    QTest::newRow("refused host") << u"eventdesk_http_requests_refused_total"_s
+                                  << QHash<QString, QString> {{u"reason"_s, u"host"_s}} << 8.0;
+    QTest::newRow("refused origin") << u"eventdesk_http_requests_refused_total"_s
+                                    << QHash<QString, QString> {{u"reason"_s, u"origin"_s}} << 9.0;
+    QTest::newRow("refused content type")
+        << u"eventdesk_http_requests_refused_total"_s
+        << QHash<QString, QString> {{u"reason"_s, u"content-type"_s}} << 11.0;
 }
 
 void MetricsTest::counters_carryTheSnapshotValues()

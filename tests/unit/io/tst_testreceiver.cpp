@@ -70,6 +70,7 @@ private Q_SLOTS:
     void cloudEventsHandshake_answerRefuseIgnore_data();
     void cloudEventsHandshake_answerRefuseIgnore();
     void records_areABoundedRingBuffer();
+    void records_areBoundedInBytes();
     void editedScript_startsOver();
 
     void httpServer_pipelinedRequestsAnsweredInOrder();
@@ -430,6 +431,35 @@ void TestReceiverTest::records_areABoundedRingBuffer()
     m_service->clearRecords(u"demo"_s);
     QVERIFY(m_service->records(u"demo"_s).isEmpty());
     QCOMPARE(m_service->receivedCount(u"demo"_s), quint64(12));
+}
+
+// README "Built-in test receivers": besides the count, the records' bytes are bounded, so large
+// bodies cannot grow the process beyond the budget; the newest request is always kept.
+void TestReceiverTest::records_areBoundedInBytes()
+{
+    constexpr qsizetype Budget = 1024 * 1024;
+    m_service = std::make_unique<TestReceiverService>([this] { return m_now; }, 1000, Budget);
+    const QByteArray body(300 * 1024, 'b');
+    for (int i = 1; i <= 20; ++i)
+        QCOMPARE(send("POST", QByteArray::number(i) + body).status, 200);
+    const QList<ReceivedRequest> records = m_service->records(u"demo"_s);
+    QCOMPARE(records.size(), 3); // 3 x 300 KiB fit in 1 MiB with their headers, 4 do not
+    QVERIFY(records.constLast().body.startsWith("20"));
+    QVERIFY(records.constFirst().body.startsWith("18"));
+    QVERIFY(m_service->recordedBytes(u"demo"_s) <= Budget);
+    qsizetype sum = 0;
+    for (const ReceivedRequest &record : records)
+        sum += record.sizeInBytes();
+    QCOMPARE(m_service->recordedBytes(u"demo"_s), sum);
+    QCOMPARE(m_service->receivedCount(u"demo"_s), quint64(20));
+
+    // One request larger than the budget is kept alone.
+    QCOMPARE(send("POST", QByteArray(2 * Budget, 'c')).status, 200);
+    QCOMPARE(m_service->records(u"demo"_s).size(), 1);
+    QCOMPARE(m_service->records(u"demo"_s).constFirst().body.size(), 2 * Budget);
+    // The defaults, as the README states them.
+    QCOMPARE(TestReceiverService::DefaultRecordCapacity, 1000);
+    QCOMPARE(TestReceiverService::DefaultRecordBytes, qsizetype(64 * 1024 * 1024));
 }
 
 void TestReceiverTest::editedScript_startsOver()

@@ -202,7 +202,9 @@ QString differences(const Workspace &left, const Workspace &right)
     if (left.settings.deadLetterDelaySeconds != right.settings.deadLetterDelaySeconds
         || left.settings.probationThreshold != right.settings.probationThreshold
         || left.settings.maxConcurrentRequestsPerSubscription
-            != right.settings.maxConcurrentRequestsPerSubscription)
+            != right.settings.maxConcurrentRequestsPerSubscription
+        || left.settings.allowedHosts != right.settings.allowedHosts
+        || left.settings.allowedOrigins != right.settings.allowedOrigins)
         return u"settings"_s;
     return QString();
 }
