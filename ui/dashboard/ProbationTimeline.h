@@ -56,6 +56,9 @@ public:
     QList<Period> periods(const QString &topic, const QString &subscription) const;
     qint64 nowMs() const { return m_nowMs; }
 
+    // Each subscription's state in words, for screen readers (the canvas's accessible description).
+    QString accessibleSummary() const;
+
     // Highlights one subscription's row (empty topic: none).
     void setSelection(const QString &topic, const QString &subscription);
 
