@@ -52,6 +52,7 @@ public:
         CopySasToken,
         StorageAccountKey,
         SecretStorage,
+        KeyboardShortcuts,
         About,
         CommandCount
     };
