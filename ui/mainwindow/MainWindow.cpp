@@ -286,7 +286,7 @@ void MainWindow::createViews()
     m_splitter->setStretchFactor(0, 0);
     m_splitter->setStretchFactor(1, 1);
     // The tree's four columns need about this much; the tabs get the rest of the window.
-    m_splitter->setSizes({380, 1060});
+    m_splitter->setSizes({440, 1000});
     // The read-only monitor's banner goes above the splitter (MonitorMode).
     m_central = new QWidget;
     auto *centralLayout = new QVBoxLayout(m_central);
