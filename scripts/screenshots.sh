@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The EventDesk developers
+# SPDX-License-Identifier: Apache-2.0
 # Takes the screenshots of docs/screenshots/ from the real desktop app, so they show what the
 # current code draws: builds eventdesk_screenshots (tests/screenshots), runs it under Xvfb on a
 # 1440x900 screen (the light shots, then the dashboard with the dark palette), and writes

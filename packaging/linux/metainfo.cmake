@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The EventDesk developers
+# SPDX-License-Identifier: Apache-2.0
 # eventdesk_configure_metainfo(OUTPUT HOMEPAGE BUGTRACKER SCREENSHOT_BASE): the AppStream metainfo
 # from io.eventdesk.EventDesk.metainfo.xml.in. Addresses are listed only when given (none is
 # invented); the screenshots are those of docs/screenshots/ under SCREENSHOT_BASE. The developer

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The EventDesk developers
+# SPDX-License-Identifier: Apache-2.0
 # The licence and the desktop metadata, without installing anything (ctest packaging_metadata):
 #   - LICENSE is the Apache License 2.0 text exactly (Debian's copy, where there is one);
 #   - the metainfo the build configured, and the same with every address set (home page, bug

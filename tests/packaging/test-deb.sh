@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The EventDesk developers
+# SPDX-License-Identifier: Apache-2.0
 # The Linux packages as a user gets them (ctest test packaging_deb, registered by
 # packaging/CMakeLists.txt only on Linux with dpkg, as root):
 #   1. cpack -G DEB: name, version, Depends (every library the binaries load comes from a listed

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // eventdesk_screenshots: the screenshots of docs/screenshots/, taken from the real desktop app so
 // they stay current (scripts/screenshots.sh runs it under Xvfb). It writes a workspace whose
 // built-in test receivers script the failures, opens it in the main window with the engine's

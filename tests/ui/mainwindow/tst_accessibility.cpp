@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Keyboard access and accessibility of the main window: every menu command reachable by
 // mnemonics or a shortcut, no two shortcuts that fire together, Help ▸ Keyboard Shortcuts built
 // from the actions, the state badges of the workspace tree (shape, text and accessible

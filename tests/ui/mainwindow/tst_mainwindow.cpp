@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // The desktop app's window driven as a user would, on a real engine (its own thread, its own
 // topic endpoint and built-in receivers on a free loopback port).
 

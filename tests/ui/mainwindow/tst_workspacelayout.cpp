@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // The splitter positions remembered per workspace (WorkspaceLayout), on a window of splitters.
 
 #include "mainwindow/WorkspaceLayout.h"
