@@ -110,7 +110,9 @@ void applyColorScheme(ColorScheme scheme)
     if (scheme == ColorScheme::System) {
         const bool wantDark = systemColorScheme() == ColorScheme::Dark;
         if (wantDark == isDark(platformPalette())) {
-            QApplication::setPalette(platformPalette());
+            // An empty palette resolves against the platform's and is not "set by the
+            // application", so Qt keeps following the platform theme when it changes.
+            QApplication::setPalette(QPalette());
             return;
         }
         scheme = wantDark ? ColorScheme::Dark : ColorScheme::Light;
