@@ -208,7 +208,7 @@ std::optional<WorkspaceChange> WorkspaceChanges::remove(const Workspace &workspa
     QMessageBox box(QMessageBox::Warning, tr("Delete"), tr("Delete %1?").arg(what),
                     QMessageBox::Cancel, m_parent);
     box.setInformativeText(detail);
-    QPushButton *deleteButton = box.addButton(tr("Delete"), QMessageBox::DestructiveRole);
+    QPushButton *deleteButton = box.addButton(tr("&Delete"), QMessageBox::DestructiveRole);
     box.setDefaultButton(QMessageBox::Cancel);
     box.exec();
     if (box.clickedButton() != deleteButton)

@@ -9,6 +9,7 @@
 #include "mainwindow/KeyboardShortcuts.h"
 #include "mainwindow/MainWindow.h"
 #include "mainwindow/MainWindowActions.h"
+#include "mainwindow/WorkspaceInUseDialog.h"
 #include "mainwindow/WorkspaceTreeModel.h"
 
 #include <QAction>
@@ -17,6 +18,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTest>
@@ -76,6 +78,7 @@ private Q_SLOTS:
     void everyMenuCommandIsReachableFromTheKeyboard();
     void noTwoActionsShareAShortcut();
     void shortcutsDialogIsBuiltFromTheActions();
+    void dialogButtonsHaveMnemonics();
     void stateBadgesAreNotColourAlone();
     void badgeColoursFollowADarkPalette();
     void aboutBoxNamesTheLicence();
@@ -235,6 +238,24 @@ void TestAccessibility::shortcutsDialogIsBuiltFromTheActions()
     for (const KeyboardShortcuts::Entry &entry : KeyboardShortcuts::collect(&window))
         listed = listed || (entry.action == later && entry.mnemonicKeys == u"Alt+H, F"_s);
     QVERIFY(listed);
+}
+
+void TestAccessibility::dialogButtonsHaveMnemonics()
+{
+    WorkspaceOwner owner;
+    owner.pid = 4242;
+    owner.application = u"eventdeskd"_s;
+    owner.hostName = u"build-7"_s;
+    owner.since = QDateTime::currentDateTime();
+    WorkspaceInUseDialog dialog(u"/srv/workspaces/orders"_s, owner);
+    QSet<QChar> letters;
+    for (QPushButton *button : {dialog.monitorButton(), dialog.openAnotherButton()}) {
+        const QChar letter = KeyboardShortcuts::mnemonic(button->text());
+        QVERIFY2(!letter.isNull(), qPrintable(button->text()));
+        QVERIFY2(!letters.contains(letter), qPrintable(button->text()));
+        letters.insert(letter);
+    }
+    QCOMPARE(letters.size(), 2); // Cancel is Escape
 }
 
 void TestAccessibility::stateBadgesAreNotColourAlone()
