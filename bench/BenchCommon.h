@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Helpers shared by the benchmark programs (bench/README in bench/RESULTS.md). Every program

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Benchmark 3: 1,000,000 deliveries waiting for their retry while the receiver is down.
 //   resident memory of the running engine, CPU while nothing is due, and the time an engine
 //   restart takes until it is ready (EngineHost::started) with that backlog.

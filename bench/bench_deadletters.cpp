@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Benchmark 4: the dead-letter browser (ui/deadletters) over 1,000,000 dead letters.
 //   time from opening the browser until the first rows are in the view, time until a filter by
 //   reason is applied (rows of that reason shown), resident memory afterwards.

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Benchmarks 1 and 6: deliveries per second with batching off and the durable store on.
 //   baseline: a bare QNetworkAccessManager loop posting the same body to the same receiver with
 //             the same number of requests in flight (the engine's per-subscription cap)

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Benchmark 5: GUI responsiveness while the engine runs benchmark 1's load.
 //   The whole desktop window (MainWindow: tree, editor, dashboard charts, delivery log, dead-letter
 //   browser) on a workspace whose subscription delivers to nginx; a 1 ms timer on the GUI thread

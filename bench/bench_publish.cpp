@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Benchmark 2: events per second end to end with batching on (5000 events / 1024 KB): events are
 // published over the topic endpoint (HTTP, 1 MB requests, two connections of a lean HTTP/1.1
 // client in this process) and delivered to nginx. For reference, the same run with

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The EventDesk developers
+# SPDX-License-Identifier: Apache-2.0
 # Runs every EventDesk benchmark and prints one table (markdown). Every figure is measured in this
 # run on this machine, baselines included. Starts nginx (receiver answering 204) on loopback ports
 # with a generated configuration and stops it at the end; wrk gives the receiver's own rate.

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The EventDesk developers
+# SPDX-License-Identifier: Apache-2.0
 # Runs the README's two quick-start commands the way a new user does: as root on a brand-new,
 # minimal Debian root (mmdebstrap --variant=minbase) holding the committed tree (git archive HEAD)
 # and nothing else of this machine's — no package, no build, no node_modules. What it carries over

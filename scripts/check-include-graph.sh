@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The EventDesk developers
+# SPDX-License-Identifier: Apache-2.0
 # Checks EventDesk's include graph (ctest runs it as include_graph). Reads every #include "..."
 # of the C++ sources under app/, core/, ui/, bench/ and tests/, resolves it the way the compiler
 # does - next to the including file first, then in the include directories the CMake targets

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The EventDesk developers
+# SPDX-License-Identifier: Apache-2.0
 # Builds EventDesk's libFuzzer targets (tests/fuzz) with Clang, AddressSanitizer and
 # UndefinedBehaviorSanitizer in a build tree of their own, and runs them on their seed corpora.
 #

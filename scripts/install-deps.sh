@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The EventDesk developers
+# SPDX-License-Identifier: Apache-2.0
 # Installs everything EventDesk needs to build, test, run and benchmark on Debian 12 (bookworm) or
 # Debian 13 (trixie), as root. Every package is named here: nothing may come in only as a
 # Recommends of another package or because a machine happened to have it

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The EventDesk developers
+# SPDX-License-Identifier: Apache-2.0
 # Installs what is missing, builds EventDesk and starts the desktop app on the last (or default)
 # workspace — the README's first quick-start command. Without a display (a server, an SSH
 # session) it starts the headless engine eventdeskd on the same default workspace instead.

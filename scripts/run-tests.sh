@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The EventDesk developers
+# SPDX-License-Identifier: Apache-2.0
 # Installs what is missing, builds EventDesk and runs the whole test suite (the README's second
 # quick-start command; CI runs exactly this through .ci/run). Arguments are passed to ctest, e.g.
 # `scripts/run-tests.sh -L conformance` or `scripts/run-tests.sh -R tst_engine`.

@@ -1,5 +1,8 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // eventdesk: the desktop app.
 
+#include "common/Appearance.h"
 #include "mainwindow/MainWindow.h"
 
 #include <QApplication>
@@ -7,6 +10,7 @@
 #include <QDir>
 #include <QIcon>
 #include <QSettings>
+#include <QStyleHints>
 #include <QUrl>
 
 #include <cstdio>
@@ -37,7 +41,11 @@ int main(int argc, char *argv[])
     const QCommandLineOption timeScaleOption(u"time-scale"_s, u"Run engine time N times faster (1–100000)."_s,
                                              u"N"_s, u"1"_s);
     const QCommandLineOption noJitterOption(u"no-jitter"_s, u"Disable the random 0–10 % added to retry waits."_s);
-    parser.addOptions({workspaceOption, listenOption, timeScaleOption, noJitterOption});
+    const QCommandLineOption colorSchemeOption(
+        u"color-scheme"_s, u"Light or dark palette: system (follow the desktop), light or dark."_s,
+        u"SCHEME"_s, u"system"_s);
+    parser.addOptions(
+        {workspaceOption, listenOption, timeScaleOption, noJitterOption, colorSchemeOption});
     parser.process(app);
 
     Ui::MainWindow::Options options;
@@ -56,6 +64,23 @@ int main(int argc, char *argv[])
         return 2;
     }
     options.jitter = !parser.isSet(noJitterOption);
+
+    const std::optional<Ui::ColorScheme> colorScheme
+        = Ui::parseColorScheme(parser.value(colorSchemeOption));
+    if (!colorScheme) {
+        std::fprintf(stderr,
+                     "eventdesk: --color-scheme: must be system, light or dark (got '%s')\n",
+                     qPrintable(parser.value(colorSchemeOption)));
+        return 2;
+    }
+    Ui::applyColorScheme(*colorScheme);
+#if QT_VERSION >= QT_VERSION_CHECK(6, 5, 0)
+    // The desktop switched between light and dark while the app runs (Qt 6.4 updates the
+    // platform palette by itself, when the platform theme changes it).
+    if (*colorScheme == Ui::ColorScheme::System)
+        QObject::connect(QGuiApplication::styleHints(), &QStyleHints::colorSchemeChanged, &app,
+                         [] { Ui::applyColorScheme(Ui::ColorScheme::System); });
+#endif
 
     // --workspace DIR is opened (and created with the demo content when it does not exist yet);
     // without it, the last workspace if it still exists, else the default one.

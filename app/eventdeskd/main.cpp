@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // eventdeskd: the EventDesk delivery engine without a GUI, for CI pipelines and servers.
 
 #include "Logging.h"

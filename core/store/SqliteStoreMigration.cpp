@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Brings a store written by an earlier EventDesk to the current schema (StoreSchemaVersion) when
 // SqliteDeliveryStore opens it. Every step of every version runs in ONE transaction, the new
 // user_version included: a failure, or a crash, at any point leaves the file as it was, at its old

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // The reads of SqliteDeliveryStore: what the engine loads at start-up and when it builds batches,
 // the dead-letter index and the logs.
 

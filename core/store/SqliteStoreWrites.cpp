@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // The write path of SqliteDeliveryStore: publishes, group commits of delivery changes, the
 // delivery log and the removal of dead letters.
 

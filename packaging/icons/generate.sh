@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The EventDesk developers
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates the committed icons of packaging/icons/ from resources/icons/eventdesk.svg, the one
 # source of the EventDesk icon. Builds do not run this (they use the committed files); run it after
 # changing the SVG. Needs rsvg-convert (librsvg2-bin), icotool (icoutils) and png2icns (icnsutils).

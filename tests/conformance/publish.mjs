@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: publishing through the official Azure Event Grid JavaScript SDK
 // (@azure/eventgrid EventGridPublisherClient, plain http allowed) to eventdeskd's topic endpoint,
 // in the Event Grid and the CloudEvents schema, with the topic's key (AzureKeyCredential) and with

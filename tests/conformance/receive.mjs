@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Conformance: deliveries parsed by the official deserializers — the Azure SDK's
 // EventGridDeserializer and the CloudEvents SDK's HTTP binding (cloudevents HTTP.toEvent) — for
 // single and batched delivery in both schemas, with the aeg-* headers of SPEC D7 and the

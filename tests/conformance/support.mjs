@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Shared helpers of the conformance tests: run eventdeskd on a temporary workspace, run a Node
 // webhook receiver, wait for conditions. The official clients are loaded from tests/node_modules
 // (installed by scripts/install-deps.sh with `npm ci`, pinned in tests/package.json).

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: the publish parser (core/model/EventParser, SPEC S1-S3 and §10), with and without
 // the event scanner (core/model/EventScanner).
 //

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: subscription filters (core/rules/FilterEvaluator) as workspace.json declares them.
 //
 // Input: one JSON object, {"filter": <a subscription's properties.filter>, "event": <a filter

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: EventDesk's HTTP/1.1 server (core/io/HttpServer), the one that serves the topic
 // endpoint, the test receivers and /metrics.
 //

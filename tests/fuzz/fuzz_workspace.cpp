@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: the two JSON files of a workspace folder - workspace.json (Workspace::fromJson:
 // topics, event subscriptions in Resource Manager's shape, test receivers, settings) and
 // provisioning.json (ProvisioningFile::fromJson: the endpoint validation state).

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Bad input never crashes eventdeskd and never stores anything (SPEC §10, PRODUCT "Quality
 // bars"): malformed publishes get a 4xx naming the problem, and a workspace with invalid settings
 // is refused at start with a message naming the file, the JSON path and the valid range.

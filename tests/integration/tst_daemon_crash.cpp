@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // SPEC D1 crash test: every event accepted with 200 survives `kill -9` of eventdeskd and is
 // delivered at least once after a restart on the same workspace.
 

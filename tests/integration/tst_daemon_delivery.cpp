@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // eventdeskd end to end: a real webhook receiver (ScriptedReceiver) scripted to provoke each
 // delivery outcome, and the daemon run on a temporary workspace with a time scale so that the
 // retry schedule (SPEC R3/R4) passes in fractions of a second. Also a webhook that starts after

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Issue 18, end to end through eventdeskd and its delivery lanes (EventDesk's own HTTP client):
 // a scripted receiver answers like the local Functions host's Event Grid webhook, another like
 // the Service Bus REST API (checking the shared access signature with the namespace's key, and

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // eventdeskd on a disk that fills up (SPEC D1, L4): the workspace, or its dead-letter folder, lies
 // on a small tmpfs this test mounts (as root; skipped where mounting is not allowed) and removes.
 //

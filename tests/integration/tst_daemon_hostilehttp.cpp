@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // eventdeskd against hostile HTTP clients on loopback (README "Hostile HTTP"): a flood of slow
 // connections that send half a request head and then nothing, while publishers keep publishing.
 // The publishers keep getting 200s, the header timeout closes every slow connection, and the

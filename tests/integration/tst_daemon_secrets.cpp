@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Secrets never reach the disk or the logs in plain text (README "Secrets"). Known values - a
 // topic key used as such and through SAS tokens, a secret delivery header, a storage account's
 // connection string (a blob dead-letter destination and a Storage queue), a Service Bus

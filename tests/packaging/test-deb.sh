@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The EventDesk developers
+# SPDX-License-Identifier: Apache-2.0
 # The Linux packages as a user gets them (ctest test packaging_deb, registered by
 # packaging/CMakeLists.txt only on Linux with dpkg, as root):
 #   1. cpack -G DEB: name, version, Depends (every library the binaries load comes from a listed
 #      package; the plugin packages), Recommends, the files it holds;
 #   2. apt-get install of the .deb (dependencies resolve from the installed packages, offline);
-#      the installed .desktop and metainfo validate;
+#      the installed .desktop and metainfo validate with no warning (appstreamcli --strict,
+#      desktop-file-validate silent); the copyright file is machine-readable and names Apache-2.0;
 #   3. /usr/bin/eventdesk --version and /usr/bin/eventdeskd --version print the project version;
 #   4. the installed GUI starts under Xvfb in a fresh HOME and shows its window; a screenshot of
 #      the screen is kept in <build>/packaging-test/eventdesk-installed.png;
@@ -128,6 +131,7 @@ expected_files=(
     "./usr/share/applications/$app_id.desktop"
     "./usr/share/metainfo/$app_id.metainfo.xml"
     "./usr/share/icons/hicolor/scalable/apps/$app_id.svg"
+    ./usr/share/doc/eventdesk/copyright
 )
 for size in 16 24 32 48 64 128 256 512; do
     expected_files+=("./usr/share/icons/hicolor/${size}x${size}/apps/$app_id.png")
@@ -135,7 +139,7 @@ done
 for file in "${expected_files[@]}"; do
     grep -qx -- "$file" <<<"$contents" || fail "the .deb lacks $file"
 done
-check "the .deb holds both binaries, the .desktop file, the metainfo and the hicolor icons (16-512 px, scalable)"
+check "the .deb holds both binaries, the .desktop file, the metainfo, the hicolor icons (16-512 px, scalable) and the copyright file"
 
 # Every shared library the packaged binaries link (their DT_NEEDED entries; the libraries those
 # need are their packages' business) must come from a package Depends lists.
@@ -183,10 +187,20 @@ for file in "${expected_files[@]}"; do
     [[ -e ${file#.} ]] || fail "${file#.} is not installed"
 done
 [[ -x /usr/bin/eventdesk && -x /usr/bin/eventdeskd ]] || fail "the installed binaries are not executable"
-desktop-file-validate "/usr/share/applications/$app_id.desktop" || fail "desktop-file-validate"
-appstreamcli validate --no-net "/usr/share/metainfo/$app_id.metainfo.xml" >"$work/appstream.log" 2>&1 \
-    || { cat "$work/appstream.log" >&2; fail "appstreamcli validate --no-net"; }
-check "installed files present; desktop-file-validate and appstreamcli validate --no-net pass"
+desktop_output=$(desktop-file-validate "/usr/share/applications/$app_id.desktop" 2>&1) \
+    || { echo "$desktop_output" >&2; fail "desktop-file-validate"; }
+# It exits 0 on warnings and hints: any output fails the test.
+[[ -z $desktop_output ]] || { echo "$desktop_output" >&2; fail "desktop-file-validate reports warnings"; }
+# --strict fails on every issue above "pedantic" (warnings and infos too).
+appstreamcli validate --strict --no-net "/usr/share/metainfo/$app_id.metainfo.xml" >"$work/appstream.log" 2>&1 \
+    || { cat "$work/appstream.log" >&2; fail "appstreamcli validate --strict --no-net"; }
+grep -q '<project_license>Apache-2.0</project_license>' "/usr/share/metainfo/$app_id.metainfo.xml" \
+    || fail "the installed metainfo does not name Apache-2.0"
+copyright=/usr/share/doc/eventdesk/copyright
+[[ $(head -n 1 "$copyright") == 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' ]] \
+    || fail "$copyright is not in the machine-readable format"
+grep -qx 'License: Apache-2.0' "$copyright" || fail "$copyright does not name Apache-2.0"
+check "installed files present; desktop-file-validate silent, appstreamcli validate --strict --no-net passes; copyright: Apache-2.0"
 
 # --- 3. the installed binaries, outside the build tree -------------------------------------
 mkdir -p "$tmp/home" "$tmp/runtime"

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The EventDesk developers
+# SPDX-License-Identifier: Apache-2.0
 # Proves that scripts/check-include-graph.sh finds what it is there to find (ctest:
 # include_graph_check): it runs the check on small generated source trees, a clean one and ones
 # with a planted cycle, an include against the layering or a directory the layer table does not

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // eventdesk_lock_holder DIR: takes the owner's lock of the workspace DIR as an engine would
 // (WorkspaceLock), prints "locked PID" and holds it until its standard input closes. Tests use it
 // as "another engine" they can kill -9 without a whole eventdeskd; when the test itself dies, its

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #include "DashboardHistory.h"
 
 #include <QSet>
@@ -60,6 +62,56 @@ void DashboardHistory::append(const QString &key, const Sample &sample)
         ring.remove(0, ring.size() - m_capacity); // O(1) at the front of a Qt 6 QList
 }
 
+QList<DashboardHistory::Sample> DashboardHistory::binned(const QList<Sample> &samples, qint64 binMs)
+{
+    QList<Sample> bins;
+    if (samples.isEmpty() || binMs <= 0)
+        return bins;
+    const qint64 newest = samples.last().realTimeMs;
+    // Walk from the newest sample back; bin k holds the samples with realTimeMs in
+    // (newest - (k + 1) * binMs, newest - k * binMs].
+    qint64 binIndex = -1;
+    Sample bin;
+    qint64 coveredMs = 0;
+    const auto finish = [&] {
+        if (binIndex < 0 || coveredMs <= 0)
+            return;
+        const double weight = 1.0 / double(coveredMs);
+        bin.deliveredPerSecond *= weight;
+        bin.failedPerSecond *= weight;
+        bin.deadLetteredPerSecond *= weight;
+        bin.droppedPerSecond *= weight;
+        for (double &rate : bin.failedPerSecondByOutcome)
+            rate *= weight;
+        bin.intervalMs = coveredMs;
+        bins.prepend(bin);
+    };
+    for (auto it = samples.crbegin(); it != samples.crend(); ++it) {
+        const qint64 index = (newest - it->realTimeMs) / binMs;
+        if (index != binIndex) {
+            finish();
+            binIndex = index;
+            bin = Sample();
+            bin.realTimeMs = newest - index * binMs;
+            bin.backlog = it->backlog;
+            bin.inFlight = it->inFlight;
+            coveredMs = 0;
+        }
+        // Rates times the interval they cover are event counts; sum counts, divide by time.
+        const double span = double(it->intervalMs);
+        coveredMs += it->intervalMs;
+        bin.deliveredPerSecond += it->deliveredPerSecond * span;
+        bin.failedPerSecond += it->failedPerSecond * span;
+        bin.deadLetteredPerSecond += it->deadLetteredPerSecond * span;
+        bin.droppedPerSecond += it->droppedPerSecond * span;
+        for (auto rate = it->failedPerSecondByOutcome.cbegin();
+             rate != it->failedPerSecondByOutcome.cend(); ++rate)
+            bin.failedPerSecondByOutcome[rate.key()] += rate.value() * span;
+    }
+    finish();
+    return bins;
+}
+
 void DashboardHistory::add(const EngineSnapshot &snapshot, qint64 realTimeMs)
 {
     const bool first = m_lastRealTimeMs < 0;
@@ -72,6 +124,7 @@ void DashboardHistory::add(const EngineSnapshot &snapshot, qint64 realTimeMs)
 
     QHash<QString, Accumulator> aggregates; // "" and "topic/"
     aggregates[QString()].sample.realTimeMs = realTimeMs;
+    aggregates[QString()].sample.intervalMs = elapsedMs;
     QHash<QString, Counters> current;
     QStringList keys;
     keys.reserve(snapshot.subscriptions.size());
@@ -89,6 +142,7 @@ void DashboardHistory::add(const EngineSnapshot &snapshot, qint64 realTimeMs)
 
         Sample sample;
         sample.realTimeMs = realTimeMs;
+        sample.intervalMs = elapsedMs;
         sample.backlog = double(subscription.backlog);
         sample.inFlight = double(subscription.inFlight);
         double latencySum = 0;
@@ -133,6 +187,7 @@ void DashboardHistory::add(const EngineSnapshot &snapshot, qint64 realTimeMs)
             Accumulator &aggregate = aggregates[aggregateKey];
             Sample &total = aggregate.sample;
             total.realTimeMs = realTimeMs;
+            total.intervalMs = elapsedMs;
             total.deliveredPerSecond += sample.deliveredPerSecond;
             total.failedPerSecond += sample.failedPerSecond;
             total.deadLetteredPerSecond += sample.deadLetteredPerSecond;

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 #include "engine/EngineSnapshot.h"
@@ -21,6 +23,7 @@ public:
     struct Sample
     {
         qint64 realTimeMs = 0; // when the snapshot arrived (monotonic, real time)
+        qint64 intervalMs = 0; // real time since the previous snapshot: the rates below cover it
         double deliveredPerSecond = 0;
         double failedPerSecond = 0; // all outcomes
         double deadLetteredPerSecond = 0;
@@ -50,6 +53,14 @@ public:
     };
 
     static constexpr int DefaultCapacity = 600; // 2.5 min at 4 snapshots per second
+    static constexpr qint64 DefaultBinMs = 1000;
+
+    // The rates of samples merged into bins of binMs, counted back from the newest sample so the
+    // newest bin is always complete. A bin's rates are the events in it divided by the real time
+    // it covers: with ~4 snapshots per second a steady 5 events/s gives 0, 4 or 8 per snapshot,
+    // but exactly 5 per bin. The bin's realTimeMs is its end; gauges (backlog, in flight) are
+    // the newest sample's; latency is left out (NaN): it is not a rate and is drawn per sample.
+    static QList<Sample> binned(const QList<Sample> &samples, qint64 binMs = DefaultBinMs);
 
     explicit DashboardHistory(int capacity = DefaultCapacity);
 

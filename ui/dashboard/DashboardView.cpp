@@ -1,6 +1,9 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #include "DashboardView.h"
 
 #include "ProbationTimeline.h"
+#include "common/Appearance.h"
 #include "common/Format.h"
 
 #include <QChart>
@@ -57,11 +60,6 @@ QColor blend(const QColor &a, const QColor &b, double amountOfB)
     return QColor::fromRgbF(float(a.redF() * (1 - amountOfB) + b.redF() * amountOfB),
                             float(a.greenF() * (1 - amountOfB) + b.greenF() * amountOfB),
                             float(a.blueF() * (1 - amountOfB) + b.blueF() * amountOfB));
-}
-
-bool isDark(const QPalette &palette)
-{
-    return palette.color(QPalette::Base).lightnessF() < 0.5;
 }
 
 QColor accent(int hue, const QPalette &palette)
@@ -158,6 +156,7 @@ DashboardView::DashboardView(QWidget *parent)
 
     m_timeline = new ProbationTimeline(this);
     auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName(u"dashboardSplitter"_s); // remembered per workspace by the window
     splitter->setChildrenCollapsible(false);
     splitter->addWidget(charts);
     splitter->addWidget(m_timeline);
@@ -218,6 +217,8 @@ DashboardView::ChartBox DashboardView::createChart(const QString &title, const Q
     box.chart->addAxis(box.yAxis, Qt::AlignLeft);
 
     box.view = new QChartView(box.chart, this);
+    // Screen readers get the chart's title, and its latest values as the description (refresh()).
+    box.view->setAccessibleName(title);
     box.view->setRenderHint(QPainter::Antialiasing);
     box.view->setMinimumSize(260, 190);
     box.view->setFrameShape(QFrame::NoFrame);
@@ -370,7 +371,7 @@ void DashboardView::refresh()
     QHash<QRgb, int> sameColour;
     for (const DeliveryOutcome outcome : std::as_const(sortedOutcomes)) {
         // Outcomes of one family share a colour (Format.h); the pen style tells them apart.
-        const QColor color = outcomeColor(outcome);
+        const QColor color = outcomeColor(outcome, palette());
         const int nth = sameColour[color.rgb()]++;
         static constexpr Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
         if (!m_failedByOutcome.contains(outcome)) {
@@ -389,27 +390,34 @@ void DashboardView::refresh()
 
     const qsizetype count = samples.size();
     QList<QPointF> delivered, deadLettered, dropped, failed, backlog, inFlight, latency;
-    for (QList<QPointF> *list : {&delivered, &deadLettered, &dropped, &failed, &backlog, &inFlight, &latency})
+    for (QList<QPointF> *list : {&backlog, &inFlight, &latency})
         list->reserve(count);
     QHash<DeliveryOutcome, QList<QPointF>> failedByOutcome;
     double throughputMax = 0, failureMax = 0, queueMax = 0, latencyMax = 0;
+    // Rates per second bin: per snapshot, a steady trickle would alternate between 0 and a spike.
+    const QList<DashboardHistory::Sample> bins = DashboardHistory::binned(samples);
+    for (QList<QPointF> *list : {&delivered, &deadLettered, &dropped, &failed})
+        list->reserve(bins.size());
+    for (const DashboardHistory::Sample &bin : bins) {
+        const double t = x(bin);
+        delivered.append({t, bin.deliveredPerSecond});
+        deadLettered.append({t, bin.deadLetteredPerSecond});
+        dropped.append({t, bin.droppedPerSecond});
+        failed.append({t, bin.failedPerSecond});
+        for (const DeliveryOutcome outcome : std::as_const(sortedOutcomes))
+            failedByOutcome[outcome].append({t, bin.failedPerSecondByOutcome.value(outcome)});
+        throughputMax = std::max({throughputMax, bin.deliveredPerSecond, bin.deadLetteredPerSecond,
+                                  bin.droppedPerSecond});
+        failureMax = std::max(failureMax, bin.failedPerSecond);
+    }
     for (const DashboardHistory::Sample &sample : samples) {
         const double t = x(sample);
-        delivered.append({t, sample.deliveredPerSecond});
-        deadLettered.append({t, sample.deadLetteredPerSecond});
-        dropped.append({t, sample.droppedPerSecond});
-        failed.append({t, sample.failedPerSecond});
         backlog.append({t, sample.backlog});
         inFlight.append({t, sample.inFlight});
         if (!std::isnan(sample.latencyMs)) {
             latency.append({t, sample.latencyMs});
             latencyMax = std::max(latencyMax, sample.latencyMs);
         }
-        for (const DeliveryOutcome outcome : std::as_const(sortedOutcomes))
-            failedByOutcome[outcome].append({t, sample.failedPerSecondByOutcome.value(outcome)});
-        throughputMax = std::max({throughputMax, sample.deliveredPerSecond, sample.deadLetteredPerSecond,
-                                  sample.droppedPerSecond});
-        failureMax = std::max(failureMax, sample.failedPerSecond);
         queueMax = std::max({queueMax, sample.backlog, sample.inFlight});
     }
     m_delivered->replace(delivered);
@@ -451,6 +459,8 @@ void DashboardView::refresh()
     }
     for (auto it = m_failedByOutcome.cbegin(); it != m_failedByOutcome.cend(); ++it)
         it.value()->replace(failedByOutcome.value(it.key()));
+    describeCharts(bins.isEmpty() ? nullptr : &bins.last(),
+                   samples.isEmpty() ? nullptr : &samples.last(), sortedOutcomes);
 
     // The x axis spans at least a minute and grows until the ring is full, so it does not jump.
     const double oldest = samples.isEmpty() ? 0 : x(samples.first());
@@ -471,6 +481,38 @@ void DashboardView::refresh()
                                               .arg(QLocale().toString(timeScale, 'f', 0))
                                         : tr("Rates are per second of real time."));
     updateHeadlines();
+}
+
+void DashboardView::describeCharts(const DashboardHistory::Sample *lastBin,
+                                   const DashboardHistory::Sample *lastSample,
+                                   const QList<DeliveryOutcome> &outcomes)
+{
+    const QLocale locale;
+    const auto rate = [&locale](double value) {
+        return tr("%1 per second").arg(locale.toString(value, 'f', value < 10 ? 1 : 0));
+    };
+    if (!lastBin || !lastSample) {
+        for (ChartBox *box : {&m_throughput, &m_failures, &m_queue, &m_latency})
+            box->view->setAccessibleDescription(tr("No data yet"));
+        return;
+    }
+    m_throughput.view->setAccessibleDescription(
+        tr("Last second: delivered %1, dead-lettered %2, dropped %3")
+            .arg(rate(lastBin->deliveredPerSecond), rate(lastBin->deadLetteredPerSecond),
+                 rate(lastBin->droppedPerSecond)));
+    QStringList failures {
+        tr("Last second: failed attempts %1").arg(rate(lastBin->failedPerSecond))};
+    for (const DeliveryOutcome outcome : outcomes)
+        failures.append(tr("%1 %2").arg(deliveryOutcomeName(outcome),
+                                        rate(lastBin->failedPerSecondByOutcome.value(outcome))));
+    m_failures.view->setAccessibleDescription(failures.join(u", "_s));
+    m_queue.view->setAccessibleDescription(tr("Backlog %1, in flight %2")
+                                               .arg(locale.toString(lastSample->backlog, 'f', 0),
+                                                    locale.toString(lastSample->inFlight, 'f', 0)));
+    m_latency.view->setAccessibleDescription(
+        std::isnan(lastSample->latencyMs)
+            ? tr("No responses in the last interval")
+            : tr("Average latency %1").arg(formatLatency(lastSample->latencyMs)));
 }
 
 void DashboardView::updateHeadlines()
@@ -523,6 +565,19 @@ void DashboardView::applyPalette()
         box->view->setBackgroundBrush(pal.color(QPalette::Window));
     }
     if (m_failedTotal) {
+        for (const auto &[series, outcome] :
+             {std::pair {m_delivered, DeliveryOutcome::Delivered},
+              std::pair {m_deadLettered, DeliveryOutcome::BadRequest},
+              std::pair {m_dropped, DeliveryOutcome::Canceled}}) {
+            QPen seriesPen = series->pen();
+            seriesPen.setColor(outcomeColor(outcome, pal));
+            series->setPen(seriesPen);
+        }
+        for (auto it = m_failedByOutcome.cbegin(); it != m_failedByOutcome.cend(); ++it) {
+            QPen seriesPen = it.value()->pen();
+            seriesPen.setColor(outcomeColor(it.key(), pal));
+            it.value()->setPen(seriesPen);
+        }
         QPen pen = m_failedTotal->pen();
         pen.setColor(blend(base, text, 0.6));
         m_failedTotal->setPen(pen);

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 #include "DashboardHistory.h"
@@ -23,10 +25,11 @@ namespace EventDesk::Ui {
 class ProbationTimeline;
 
 // Live charts of the engine (Qt Charts), per subscription, per topic or in total: delivered,
-// failed (one line per outcome), dead-lettered and dropped per second of real time, backlog and
-// in flight, destination latency; headline totals above and the probation timeline below.
-// Snapshots are stored in bounded rings as they arrive; the charts redraw at a fixed rate
-// (4 per second, only while visible) with one QXYSeries::replace() per series.
+// failed (one line per outcome), dead-lettered and dropped per second of real time (in one-second
+// bins, so a steady rate draws a flat line), backlog and in flight, destination latency; headline
+// totals above and the probation timeline below. Snapshots are stored in bounded rings as they
+// arrive; the charts redraw at a fixed rate (4 per second, only while visible) with one
+// QXYSeries::replace() per series.
 class DashboardView final : public QWidget
 {
     Q_OBJECT
@@ -76,6 +79,10 @@ private:
     void selectionComboChanged(int index);
     void applyPalette();
     void updateHeadlines();
+    // The charts' accessible descriptions: their latest values in words.
+    void describeCharts(const DashboardHistory::Sample *lastBin,
+                        const DashboardHistory::Sample *lastSample,
+                        const QList<DeliveryOutcome> &outcomes);
     QString selectionKey() const;
 
     DashboardHistory m_history;

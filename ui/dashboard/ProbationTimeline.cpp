@@ -1,5 +1,8 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #include "ProbationTimeline.h"
 
+#include "common/Appearance.h"
 #include "common/Format.h"
 
 #include <QComboBox>
@@ -10,6 +13,7 @@
 #include <QLabel>
 #include <QPainter>
 #include <QPainterPath>
+#include <QPolygonF>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -185,13 +189,20 @@ protected:
                 highlight.setAlpha(50);
                 painter.fillRect(rowRect, highlight);
             }
-            QColor dotColor = outcomeColor(DeliveryOutcome::Delivered);
+            QColor dotColor = outcomeColor(DeliveryOutcome::Delivered, pal);
             if (row.state != ProbationTracker::State::Healthy && !row.periods.isEmpty())
-                dotColor = outcomeColor(row.periods.last().cause);
+                dotColor = outcomeColor(row.periods.last().cause, pal);
             painter.setPen(Qt::NoPen);
             painter.setBrush(dotColor);
             const int dot = dotSize();
-            painter.drawEllipse(QRect(6, rowRect.center().y() - dot / 2, dot, dot));
+            const QRectF dotRect(6, rowRect.center().y() - dot / 2, dot, dot);
+            // The shape says it too: a disc when healthy, a triangle in probation.
+            if (row.state == ProbationTracker::State::Healthy)
+                painter.drawEllipse(dotRect);
+            else
+                painter.drawPolygon(QPolygonF {QPointF(dotRect.center().x(), dotRect.top() - 1),
+                                               QPointF(dotRect.right() + 1, dotRect.bottom() + 1),
+                                               QPointF(dotRect.left() - 1, dotRect.bottom() + 1)});
             painter.setPen(pal.color(QPalette::Text));
             const int nameLeft = 6 + dot + 6;
             const QRect nameRect(nameLeft, rowRect.top(), plot.left() - nameLeft - 8, rowH);
@@ -236,7 +247,7 @@ protected:
                 const double left = xFor(period.startMs, plot);
                 const double right = std::max(left + 3, xFor(end, plot));
                 const QRectF bar(left, rowRect.top() + 3, right - left, rowH - 6);
-                QColor fill = outcomeColor(period.cause);
+                QColor fill = outcomeColor(period.cause, pal);
                 painter.setPen(QPen(fill.darker(130), 1));
                 painter.setBrush(fill);
                 painter.drawRoundedRect(bar, 3, 3);
@@ -280,6 +291,8 @@ ProbationTimeline::ProbationTimeline(QWidget *parent)
     connect(m_windowCombo, &QComboBox::currentIndexChanged, this,
             [this](int index) { setWindow(Window(m_windowCombo->itemData(index).toInt())); });
     m_canvas->setToolTip(QString()); // per-bar tooltips come from the canvas itself
+    m_canvas->setAccessibleName(tr("Probation timeline"));
+    m_canvas->setAccessibleDescription(accessibleSummary());
 
     auto *header = new QHBoxLayout;
     header->addWidget(title);
@@ -341,6 +354,32 @@ QList<ProbationTimeline::Period> ProbationTimeline::periods(const QString &topic
     return {};
 }
 
+QString ProbationTimeline::accessibleSummary() const
+{
+    if (m_rows.isEmpty())
+        return tr("No subscriptions");
+    QStringList parts;
+    for (const Row &row : m_rows) {
+        const QString name = row.topic + u" / "_s + row.subscription;
+        switch (row.state) {
+        case ProbationTracker::State::Healthy:
+            parts.append(tr("%1: healthy").arg(name));
+            break;
+        case ProbationTracker::State::InProbation:
+            parts.append(
+                tr("%1: in probation (%2)")
+                    .arg(name,
+                         deliveryOutcomeName(row.periods.isEmpty() ? DeliveryOutcome::Busy
+                                                                   : row.periods.last().cause)));
+            break;
+        case ProbationTracker::State::HalfOpen:
+            parts.append(tr("%1: probing after probation").arg(name));
+            break;
+        }
+    }
+    return parts.join(u"; "_s);
+}
+
 void ProbationTimeline::addSnapshot(const EventDesk::EngineSnapshot &snapshot)
 {
     m_nowMs = std::max(m_nowMs, snapshot.nowMs);
@@ -388,6 +427,9 @@ void ProbationTimeline::addSnapshot(const EventDesk::EngineSnapshot &snapshot)
     }
     const bool rowCountChanged = rows.size() != m_rows.size();
     m_rows = rows;
+    const QString summary = accessibleSummary();
+    if (summary != m_canvas->accessibleDescription())
+        m_canvas->setAccessibleDescription(summary);
     if (rowCountChanged)
         m_canvas->updateGeometry();
     m_canvas->update();

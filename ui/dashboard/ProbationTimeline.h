@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 #include "engine/EngineSnapshot.h"
@@ -55,6 +57,9 @@ public:
     QList<Row> rows() const { return m_rows; }
     QList<Period> periods(const QString &topic, const QString &subscription) const;
     qint64 nowMs() const { return m_nowMs; }
+
+    // Each subscription's state in words, for screen readers (the canvas's accessible description).
+    QString accessibleSummary() const;
 
     // Highlights one subscription's row (empty topic: none).
     void setSelection(const QString &topic, const QString &subscription);

@@ -1,7 +1,10 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #include "DeadLetterBrowser.h"
 
 #include "DeadLetterDetailPane.h"
 #include "TopicResubmitDialog.h"
+#include "common/ColumnFitter.h"
 #include "common/FilterBar.h"
 #include "host/EngineHost.h"
 #include "log/StoreReader.h"
@@ -136,23 +139,14 @@ DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
     header->setSectionResizeMode(QHeaderView::Interactive);
     header->setStretchLastSection(true);
     header->setHighlightSections(false);
-    const QFontMetrics metrics = fontMetrics();
-    const auto width = [&metrics](const QString &sample) {
-        return metrics.horizontalAdvance(sample) + 28;
-    };
-    m_table->setColumnWidth(DeadLetterModel::TimeColumn, width(u"8888-88-88 88:88:88"_s));
-    m_table->setColumnWidth(DeadLetterModel::TopicColumn, width(u"orders-topic"_s));
-    m_table->setColumnWidth(DeadLetterModel::SubscriptionColumn, width(u"subscription-one"_s));
-    m_table->setColumnWidth(DeadLetterModel::EventIdColumn, width(u"9f3c2a1e-7b4d-4c1a-9e"_s));
-    m_table->setColumnWidth(DeadLetterModel::EventTypeColumn, width(u"Contoso.Orders.Created"_s));
-    m_table->setColumnWidth(DeadLetterModel::ReasonColumn, width(u"MaxDeliveryAttemptsExceeded"_s));
-    m_table->setColumnWidth(DeadLetterModel::OutcomeColumn, width(u"PayloadTooLarge"_s) + 12);
-    m_table->setColumnWidth(DeadLetterModel::StatusColumn, width(tr("Status")));
-    m_table->setColumnWidth(DeadLetterModel::AttemptsColumn, width(tr("Attempts")));
+    // Columns fit their content as pages arrive (the reason names are long); what still does
+    // not fit is elided with the whole text in the cell's tooltip.
+    new ColumnFitter(m_table);
 
     createActions();
 
     auto *splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->setObjectName(u"deadLetterSplitter"_s); // remembered per workspace by the window
     splitter->addWidget(m_table);
     splitter->addWidget(m_detail);
     splitter->setStretchFactor(0, 3);

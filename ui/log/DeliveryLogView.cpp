@@ -1,7 +1,10 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #include "DeliveryLogView.h"
 
 #include "DeliveryLogModel.h"
 #include "StoreReader.h"
+#include "common/ColumnFitter.h"
 #include "common/FilterBar.h"
 #include "store/AttemptLogRows.h"
 #include "store/SqliteStoreSchema.h"
@@ -105,18 +108,8 @@ DeliveryLogView::DeliveryLogView(QWidget *parent)
     header->setSectionResizeMode(QHeaderView::Interactive);
     header->setStretchLastSection(true);
     header->setHighlightSections(false);
-    const QFontMetrics metrics = fontMetrics();
-    const auto width = [&metrics](const QString &sample) {
-        return metrics.horizontalAdvance(sample) + 28;
-    };
-    m_table->setColumnWidth(DeliveryLogModel::TimeColumn, width(u"8888-88-88 88:88:88"_s));
-    m_table->setColumnWidth(DeliveryLogModel::TopicColumn, width(u"orders-topic"_s));
-    m_table->setColumnWidth(DeliveryLogModel::SubscriptionColumn, width(u"subscription-one"_s));
-    m_table->setColumnWidth(DeliveryLogModel::EventsColumn, width(u"9f3c2a1e-7b4d-4c1a (+99)"_s));
-    m_table->setColumnWidth(DeliveryLogModel::AttemptColumn, width(tr("Attempt")));
-    m_table->setColumnWidth(DeliveryLogModel::StatusColumn, width(tr("Status")));
-    m_table->setColumnWidth(DeliveryLogModel::OutcomeColumn, width(u"PayloadTooLarge"_s) + 12);
-    m_table->setColumnWidth(DeliveryLogModel::DurationColumn, width(u"88.88 s"_s));
+    // Columns fit their content as rows arrive; elided cells show their whole text as a tooltip.
+    new ColumnFitter(m_table);
     header->setSortIndicator(DeliveryLogModel::TimeColumn, Qt::AscendingOrder);
     m_table->setSortingEnabled(true);
     m_table->setToolTip(tr("Double-click or press Enter to inspect the event's history"));

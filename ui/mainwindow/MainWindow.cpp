@@ -1,11 +1,15 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #include "MainWindow.h"
 
 #include "Banner.h"
+#include "KeyboardShortcuts.h"
 #include "MainStatusBar.h"
 #include "MainWindowActions.h"
 #include "MonitorMode.h"
 #include "WindowNotices.h"
 #include "WorkspaceFolders.h"
+#include "WorkspaceLayout.h"
 #include "WorkspaceTreeModel.h"
 #include "dashboard/DashboardView.h"
 #include "deadletters/DeadLetterBrowser.h"
@@ -73,6 +77,7 @@ MainWindow::MainWindow(Options options, QWidget *parent)
             [this] { openWorkspace(m_workspaceDirectory); });
     connectActions();
     restoreWindowState();
+    m_layout = new WorkspaceLayout(m_central, this);
 
     connect(&m_secrets, &WorkspaceSecrets::statusChanged, this, &MainWindow::updateSecretsStatus);
     connect(&m_secrets, &WorkspaceSecrets::storeChanged, this, [this] {
@@ -188,19 +193,35 @@ void MainWindow::connectActions()
     on(Command::TopicAccessKey, &MainWindow::editTopicAccessKey);
     on(Command::CopySasToken, &MainWindow::copySasToken);
     on(Command::StorageAccountKey, &MainWindow::editStorageAccountKey);
-    on(Command::About, [this] {
-        QMessageBox::about(this, tr("About EventDesk"),
-                           tr("<h3>EventDesk %1</h3><p>Azure Event Grid delivery and retry semantics on "
-                              "your own machine: topics, subscriptions, retries, batching, probation "
-                              "and dead-lettering, persisted and observable.</p><p>Qt %2</p>")
-                               .arg(QCoreApplication::applicationVersion(), QString::fromLatin1(qVersion())));
+    on(Command::KeyboardShortcuts, [this] {
+        // Built when asked, from the actions as they are now.
+        auto *dialog = new KeyboardShortcutsDialog(this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->show();
     });
+    on(Command::About, [this] { QMessageBox::about(this, tr("About EventDesk"), aboutText()); });
+}
+
+QString MainWindow::aboutText()
+{
+    return tr("<h3>EventDesk %1</h3><p>Azure Event Grid delivery and retry semantics on your own "
+              "machine: topics, subscriptions, retries, batching, probation and dead-lettering, "
+              "persisted and observable.</p>"
+              "<p>Licensed under the Apache License, Version 2.0 (SPDX: Apache-2.0). You may use, "
+              "modify and distribute it under its terms; it comes without warranties or conditions "
+              "of any kind. The licence text is in the LICENSE file of the source and at %2.</p>"
+              "<p>Built with Qt %3 (LGPL-3.0).</p>")
+        .arg(QCoreApplication::applicationVersion(),
+             u"<a href=\"https://www.apache.org/licenses/LICENSE-2.0\">"
+             "https://www.apache.org/licenses/LICENSE-2.0</a>"_s,
+             QString::fromLatin1(qVersion()));
 }
 
 void MainWindow::createViews()
 {
     m_treeModel = new WorkspaceTreeModel(this);
     m_tree = new QTreeView;
+    m_tree->setAccessibleName(tr("Workspace tree"));
     m_tree->setModel(m_treeModel);
     m_tree->setUniformRowHeights(true);
     m_tree->setAlternatingRowColors(true);
@@ -261,13 +282,9 @@ void MainWindow::createViews()
     m_tabs->addTab(m_deadLetters, QIcon::fromTheme(u"mail-mark-junk"_s), tr("Dead Letters"));
     m_receivers = new ReceiversView(&m_host);
     m_tabs->addTab(m_receivers, QIcon::fromTheme(u"network-server"_s), tr("Test Receivers"));
-    for (int i = 0; i < m_tabs->count(); ++i) {
-        auto *shortcut = new QAction(this);
-        shortcut->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
-        connect(shortcut, &QAction::triggered, this, [this, i] { m_tabs->setCurrentIndex(i); });
-        addAction(shortcut);
+    // Ctrl+1… are the View menu's (MainWindowActions), so Help ▸ Keyboard Shortcuts lists them.
+    for (int i = 0; i < m_tabs->count(); ++i)
         m_tabs->setTabToolTip(i, tr("%1 (Ctrl+%2)").arg(m_tabs->tabText(i)).arg(i + 1));
-    }
     m_editor->setEnabled(false);
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         if (m_tabs->currentWidget() == m_deadLetters && m_deadLettersStale) {
@@ -277,11 +294,13 @@ void MainWindow::createViews()
     });
 
     m_splitter = new QSplitter(Qt::Horizontal);
+    m_splitter->setObjectName(u"workspaceSplitter"_s); // WorkspaceLayout's key
     m_splitter->addWidget(m_tree);
     m_splitter->addWidget(m_tabs);
     m_splitter->setStretchFactor(0, 0);
     m_splitter->setStretchFactor(1, 1);
-    m_splitter->setSizes({700, 900});
+    // The tree's four columns need about this much; the tabs get the rest of the window.
+    m_splitter->setSizes({440, 1000});
     // The read-only monitor's banner goes above the splitter (MonitorMode).
     m_central = new QWidget;
     auto *centralLayout = new QVBoxLayout(m_central);
@@ -312,6 +331,7 @@ void MainWindow::saveWindowState()
     settings.setValue(u"window/state"_s, saveState());
     settings.setValue(u"window/splitter"_s, m_splitter->saveState());
     settings.setValue(u"window/treeHeader"_s, m_tree->header()->saveState());
+    m_layout->save();
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)
@@ -350,6 +370,7 @@ void MainWindow::openWorkspace(const QString &directory)
         }
     }
     m_workspaceDirectory = absolute;
+    m_layout->switchTo(m_workspaceDirectory);
     m_editingTopic.clear();
     m_editingSubscription.clear();
     m_editor->setEnabled(false);
@@ -443,6 +464,7 @@ void MainWindow::workspaceInUse(const QString &directory, const WorkspaceOwner &
 void MainWindow::monitorWorkspace(const QString &directory)
 {
     m_workspaceDirectory = QDir(directory).absolutePath();
+    m_layout->switchTo(m_workspaceDirectory);
     closeEditor();
     m_host.stop();
     m_statusBar->setEngineState(tr("Opening read-only monitor…"));

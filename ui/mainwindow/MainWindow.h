@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 #include "ListenPorts.h"
@@ -35,6 +37,7 @@ class WindowNotices;
 class ReceiversView;
 class SubscriptionEditor;
 class WorkspaceFolders;
+class WorkspaceLayout;
 class WorkspaceTreeModel;
 
 // The desktop app's window: workspace tree on the left, the dashboard, the subscription editor,
@@ -82,6 +85,8 @@ public:
     static QString defaultWorkspaceDirectory();
     // PNG sizes, so no image-format plugin is needed for the window icon.
     static QIcon applicationIcon();
+    // Help ▸ About: version, what it is, its licence.
+    static QString aboutText();
 
     EngineHost *engineHost() { return &m_host; }
     WorkspaceTreeModel *treeModel() const { return m_treeModel; }
@@ -91,6 +96,9 @@ public:
     DeliveryLogView *deliveryLog() const { return m_log; }
     DeadLetterBrowser *deadLetterBrowser() const { return m_deadLetters; }
     QTabWidget *tabs() const { return m_tabs; }
+    // The workspace tree beside the tabs; its position is remembered per workspace.
+    QSplitter *workspaceSplitter() const { return m_splitter; }
+    WorkspaceLayout *workspaceLayout() const { return m_layout; }
 
     // Selects a subscription in the tree and opens it in the editor (tests, "show" actions).
     void selectSubscription(const QString &topic, const QString &subscription);
@@ -166,6 +174,7 @@ private:
     WorkspaceChanges m_changes;
     MainWindowActions *m_actions = nullptr;
     WorkspaceFolders *m_folders = nullptr;
+    WorkspaceLayout *m_layout = nullptr;
     MainStatusBar *m_statusBar = nullptr;
     MonitorMode *m_monitorMode = nullptr;
     WindowNotices *m_notices = nullptr;

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #include "MainWindowActions.h"
 
 #include <QAction>
@@ -5,12 +7,38 @@
 #include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
+#include <QSet>
 #include <QTabWidget>
 #include <QToolBar>
 
 using namespace Qt::StringLiterals;
 
 namespace EventDesk::Ui {
+
+namespace {
+
+// The text with a mnemonic on the first letter no other entry of its menu has: a word's first
+// letter if one is free, else any letter.
+QString withFreeMnemonic(const QString &text, QSet<QChar> &taken)
+{
+    QList<qsizetype> candidates;
+    for (qsizetype i = 0; i < text.size(); ++i)
+        if (text.at(i).isLetter() && (i == 0 || text.at(i - 1).isSpace()))
+            candidates.append(i);
+    for (qsizetype i = 0; i < text.size(); ++i)
+        if (text.at(i).isLetter() && !candidates.contains(i))
+            candidates.append(i);
+    for (const qsizetype i : std::as_const(candidates)) {
+        const QChar letter = text.at(i).toLower();
+        if (!taken.contains(letter)) {
+            taken.insert(letter);
+            return text.left(i) + u'&' + text.mid(i);
+        }
+    }
+    return text;
+}
+
+} // namespace
 
 MainWindowActions::MainWindowActions(QObject *parent)
     : QObject(parent)
@@ -49,13 +77,13 @@ MainWindowActions::MainWindowActions(QObject *parent)
     remove->setShortcut(QKeySequence::Delete);
     remove->setShortcutContext(Qt::WidgetWithChildrenShortcut);
 
-    QAction *sendTestEvent = add(SendTestEvent, u"mail-send"_s, tr("Send &Test Event…"));
+    QAction *sendTestEvent = add(SendTestEvent, u"mail-send"_s, tr("Se&nd Test Event…"));
     sendTestEvent->setShortcut(QKeySequence(u"Ctrl+T"_s));
     sendTestEvent->setToolTip(tr("Publish test events to the selected topic (Ctrl+T)"));
 
-    add(ShowDeadLetters, u"mail-mark-junk"_s, tr("Show &Dead Letters"));
+    add(ShowDeadLetters, u"mail-mark-junk"_s, tr("Sho&w Dead Letters"));
 
-    QAction *secretStorage = add(SecretStorage, u"dialog-password"_s, tr("&Secret Storage…"));
+    QAction *secretStorage = add(SecretStorage, u"dialog-password"_s, tr("Secret Stora&ge…"));
     secretStorage->setToolTip(
         tr("Where secret header values, topic keys and storage keys are kept"));
 
@@ -72,7 +100,7 @@ MainWindowActions::MainWindowActions(QObject *parent)
         tr("Require publishers of this topic to send an access key (aeg-sas-key) or a SAS token "
            "made with it"));
 
-    QAction *copySasToken = add(CopySasToken, u"edit-copy"_s, tr("Copy SAS &Token…"));
+    QAction *copySasToken = add(CopySasToken, u"edit-copy"_s, tr("Cop&y SAS Token…"));
     copySasToken->setToolTip(tr("Copy a shared access signature for publishing to this topic "
                                 "(aeg-sas-token): a credential that expires, instead of the key"));
 
@@ -81,7 +109,12 @@ MainWindowActions::MainWindowActions(QObject *parent)
     storageAccountKey->setToolTip(
         tr("The key of the Azure Storage account this subscription dead-letters to"));
 
-    add(About, QString(), tr("&About EventDesk"));
+    QAction *keyboardShortcuts = add(KeyboardShortcuts, u"preferences-desktop-keyboard-shortcuts"_s,
+                                     tr("&Keyboard Shortcuts"));
+    keyboardShortcuts->setShortcut(QKeySequence::HelpContents);
+    keyboardShortcuts->setToolTip(tr("Every command with its shortcut and menu keys"));
+
+    add(About, u"help-about"_s, tr("&About EventDesk"));
 }
 
 MainWindowActions::~MainWindowActions() = default;
@@ -157,15 +190,16 @@ void MainWindowActions::addMenusAndToolBar(QMainWindow *window, QTabWidget *tabs
     events->addAction(action(SendTestEvent));
 
     QMenu *view = bar->addMenu(tr("&View"));
+    QSet<QChar> taken;
     for (int i = 0; i < tabs->count(); ++i) {
-        QAction *tabAction
-            = view->addAction(tabs->tabText(i), tabs, [tabs, i] { tabs->setCurrentIndex(i); });
+        QAction *tabAction = view->addAction(withFreeMnemonic(tabs->tabText(i), taken), tabs,
+                                             [tabs, i] { tabs->setCurrentIndex(i); });
         tabAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
-        tabAction->setShortcutContext(
-            Qt::WidgetShortcut); // the window-wide shortcut is registered once
     }
 
     QMenu *help = bar->addMenu(tr("&Help"));
+    help->addAction(action(KeyboardShortcuts));
+    help->addSeparator();
     help->addAction(action(About));
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #include "WorkspaceChanges.h"
 
 #include <QComboBox>
@@ -206,7 +208,7 @@ std::optional<WorkspaceChange> WorkspaceChanges::remove(const Workspace &workspa
     QMessageBox box(QMessageBox::Warning, tr("Delete"), tr("Delete %1?").arg(what),
                     QMessageBox::Cancel, m_parent);
     box.setInformativeText(detail);
-    QPushButton *deleteButton = box.addButton(tr("Delete"), QMessageBox::DestructiveRole);
+    QPushButton *deleteButton = box.addButton(tr("&Delete"), QMessageBox::DestructiveRole);
     box.setDefaultButton(QMessageBox::Cancel);
     box.exec();
     if (box.clickedButton() != deleteButton)

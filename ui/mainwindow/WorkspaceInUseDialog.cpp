@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #include "WorkspaceInUseDialog.h"
 
 #include "WorkspaceFolders.h"
@@ -98,9 +100,9 @@ WorkspaceInUseDialog::WorkspaceInUseDialog(const QString &directory, const Works
 
     auto *buttons = new QDialogButtonBox(this);
     m_monitorButton
-        = buttons->addButton(tr("Open Read-Only Monitor"), QDialogButtonBox::AcceptRole);
+        = buttons->addButton(tr("Open Read-Only &Monitor"), QDialogButtonBox::AcceptRole);
     m_openAnotherButton
-        = buttons->addButton(tr("Open Another Workspace…"), QDialogButtonBox::ActionRole);
+        = buttons->addButton(tr("Open &Another Workspace…"), QDialogButtonBox::ActionRole);
     m_cancelButton = buttons->addButton(QDialogButtonBox::Cancel);
     m_monitorButton->setDefault(true);
     connect(m_monitorButton, &QPushButton::clicked, this,

@@ -1,5 +1,8 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #include "WorkspaceTreeModel.h"
 
+#include "common/Appearance.h"
 #include "common/Format.h"
 #include "engine/Provisioning.h"
 
@@ -7,8 +10,9 @@
 #include <QFont>
 #include <QIcon>
 #include <QPainter>
-#include <QPixmap>
 #include <QPalette>
+#include <QPixmap>
+#include <QPolygonF>
 
 #include <algorithm>
 #include <limits>
@@ -35,11 +39,15 @@ QString schemaLabel(EventSchema schema)
     return {};
 }
 
-// A small round status light for the name column (a plain QColor decoration fills the row).
-QIcon statusLight(const QColor &color)
+// A small status badge for the name column (a plain QColor decoration fills the row). Its shape
+// says the state as well as its colour does, for readers who cannot tell the colours apart:
+// a disc when healthy, a triangle when waiting (probation, validation pending), a diamond while
+// probing, a square when validation failed, a ring when disabled.
+QIcon stateBadge(WorkspaceTreeModel::Badge badge, const QColor &color)
 {
-    static QHash<QRgb, QIcon> cache;
-    auto it = cache.constFind(color.rgba());
+    static QHash<QPair<int, QRgb>, QIcon> cache;
+    const QPair<int, QRgb> key(int(badge), color.rgba());
+    auto it = cache.constFind(key);
     if (it != cache.cend())
         return *it;
     QIcon icon;
@@ -50,12 +58,34 @@ QIcon statusLight(const QColor &color)
         painter.setRenderHint(QPainter::Antialiasing);
         painter.setPen(QPen(color.darker(130), size / 12.0));
         painter.setBrush(color);
-        const qreal margin = size * 0.2;
-        painter.drawEllipse(QRectF(margin, margin, size - 2 * margin, size - 2 * margin));
+        const qreal margin = size * 0.15;
+        const QRectF box(margin, margin, size - 2 * margin, size - 2 * margin);
+        switch (badge) {
+        case WorkspaceTreeModel::Badge::Healthy:
+            painter.drawEllipse(box.adjusted(size * 0.05, size * 0.05, -size * 0.05, -size * 0.05));
+            break;
+        case WorkspaceTreeModel::Badge::Waiting:
+            painter.drawPolygon(QPolygonF {QPointF(box.center().x(), box.top()), box.bottomRight(),
+                                           box.bottomLeft()});
+            break;
+        case WorkspaceTreeModel::Badge::Probing:
+            painter.drawPolygon(QPolygonF {
+                QPointF(box.center().x(), box.top()), QPointF(box.right(), box.center().y()),
+                QPointF(box.center().x(), box.bottom()), QPointF(box.left(), box.center().y())});
+            break;
+        case WorkspaceTreeModel::Badge::Failed:
+            painter.drawRect(box.adjusted(size * 0.08, size * 0.08, -size * 0.08, -size * 0.08));
+            break;
+        case WorkspaceTreeModel::Badge::Disabled:
+            painter.setPen(QPen(color, size / 8.0));
+            painter.setBrush(Qt::NoBrush);
+            painter.drawEllipse(box.adjusted(size * 0.08, size * 0.08, -size * 0.08, -size * 0.08));
+            break;
+        }
         painter.end();
         icon.addPixmap(pixmap);
     }
-    cache.insert(color.rgba(), icon);
+    cache.insert(key, icon);
     return icon;
 }
 
@@ -282,6 +312,43 @@ QVariant WorkspaceTreeModel::topicData(const TopicRow &topic, int column, int ro
     return {};
 }
 
+WorkspaceTreeModel::Badge WorkspaceTreeModel::badgeOf(const SubscriptionRow &subscription)
+{
+    const SubscriptionSnapshot &state = subscription.state;
+    if (!subscription.enabled)
+        return Badge::Disabled;
+    // The badge agrees with the state text: not validated is not healthy.
+    if (state.provisioningState == ProvisioningState::Failed)
+        return Badge::Failed;
+    if (state.provisioningState != ProvisioningState::Succeeded || state.awaitingSecrets)
+        return Badge::Waiting;
+    if (state.probationState == ProbationTracker::State::InProbation)
+        return Badge::Waiting;
+    if (state.probationState == ProbationTracker::State::HalfOpen)
+        return Badge::Probing;
+    return Badge::Healthy;
+}
+
+QColor WorkspaceTreeModel::badgeColor(const SubscriptionRow &subscription)
+{
+    const QPalette palette = QApplication::palette();
+    const SubscriptionSnapshot &state = subscription.state;
+    switch (badgeOf(subscription)) {
+    case Badge::Disabled:
+        return palette.color(QPalette::Disabled, QPalette::Text);
+    case Badge::Failed:
+        return outcomeColor(DeliveryOutcome::BadRequest, palette);
+    case Badge::Waiting:
+    case Badge::Probing:
+        if (state.provisioningState != ProvisioningState::Succeeded || state.awaitingSecrets)
+            return outcomeColor(DeliveryOutcome::Busy, palette);
+        return outcomeColor(state.probationCause, palette);
+    case Badge::Healthy:
+        break;
+    }
+    return outcomeColor(DeliveryOutcome::Delivered, palette);
+}
+
 QString WorkspaceTreeModel::provisioningText(const SubscriptionSnapshot &state) const
 {
     QString text;
@@ -388,32 +455,26 @@ QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const Subsc
         return tip;
     }
     case Qt::ForegroundRole:
-        if (column == StateColumn) {
-            if (!subscription.enabled)
-                return QApplication::palette().color(QPalette::Disabled, QPalette::Text);
-            if (state.provisioningState == ProvisioningState::Failed)
-                return outcomeColor(DeliveryOutcome::BadRequest);
-            if (state.provisioningState != ProvisioningState::Succeeded || state.awaitingSecrets)
-                return outcomeColor(DeliveryOutcome::Busy);
-            if (inProbation)
-                return outcomeColor(state.probationCause);
-            return outcomeColor(DeliveryOutcome::Delivered);
-        }
+        if (column == StateColumn)
+            return badgeColor(subscription);
         if (column == DeadLetterColumn && sum(state.deadLetteredByReason) > 0)
-            return outcomeColor(DeliveryOutcome::BadRequest);
+            return outcomeColor(DeliveryOutcome::BadRequest, QApplication::palette());
         break;
     case Qt::DecorationRole:
-        if (column == NameColumn) {
-            if (!subscription.enabled)
-                return statusLight(QApplication::palette().color(QPalette::Disabled, QPalette::Text));
-            // The light agrees with the state text: not validated is not healthy.
-            if (state.provisioningState == ProvisioningState::Failed)
-                return statusLight(outcomeColor(DeliveryOutcome::BadRequest));
-            if (state.provisioningState != ProvisioningState::Succeeded || state.awaitingSecrets)
-                return statusLight(outcomeColor(DeliveryOutcome::Busy));
-            return statusLight(inProbation ? outcomeColor(state.probationCause)
-                                           : outcomeColor(DeliveryOutcome::Delivered));
-        }
+        if (column == NameColumn)
+            return stateBadge(badgeOf(subscription), badgeColor(subscription));
+        break;
+    case BadgeRole:
+        return QVariant::fromValue(badgeOf(subscription));
+    case Qt::AccessibleDescriptionRole:
+        // Screen readers get the state the badge and the colours show.
+        if (column == NameColumn || column == StateColumn)
+            return tr("Subscription %1 of topic %2: %3; backlog %4; %n dead letter(s)", nullptr,
+                      int(std::min<quint64>(sum(state.deadLetteredByReason),
+                                            std::numeric_limits<int>::max())))
+                .arg(subscription.name, topic.name,
+                     subscriptionData(topic, subscription, StateColumn, Qt::DisplayRole).toString())
+                .arg(state.backlog + state.inFlight);
         break;
     case Qt::TextAlignmentRole:
         if (column == BacklogColumn || column == DeadLetterColumn)

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 #include "engine/EngineSnapshot.h"
@@ -9,8 +11,9 @@
 namespace EventDesk::Ui {
 
 // Topics and their event subscriptions with live state badges (healthy / probation until
-// HH:MM:SS and why / disabled, backlog, dead letters). Structure changes only when the workspace
-// changes; snapshots update the badge columns with dataChanged, never a reset.
+// HH:MM:SS and why / disabled, backlog, dead letters): shape, colour from the palette, text and
+// an accessible description, so the state never rests on colour alone. Structure changes only when
+// the workspace changes; snapshots update the badge columns with dataChanged, never a reset.
 class WorkspaceTreeModel final : public QAbstractItemModel
 {
     Q_OBJECT
@@ -22,7 +25,11 @@ public:
         TopicNameRole,
         SubscriptionNameRole,
         InProbationRole,
+        BadgeRole, // Badge of a subscription
     };
+    // The shape of a subscription's state badge (its colour comes from the outcome and palette).
+    enum class Badge { Healthy, Waiting, Probing, Failed, Disabled };
+    Q_ENUM(Badge)
 
     explicit WorkspaceTreeModel(QObject *parent = nullptr);
 
@@ -60,6 +67,8 @@ private:
         bool hasCounters = false;
     };
 
+    static Badge badgeOf(const SubscriptionRow &subscription);
+    static QColor badgeColor(const SubscriptionRow &subscription);
     QVariant topicData(const TopicRow &topic, int column, int role) const;
     QString provisioningText(const SubscriptionSnapshot &state) const;
     QVariant subscriptionData(const TopicRow &topic, const SubscriptionRow &subscription, int column,

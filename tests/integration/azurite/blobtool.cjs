@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Reads and prepares an Azurite blob container with the official @azure/storage-blob client, so
 // the integration test checks EventDesk's blobs independently of EventDesk's own REST code.
 //   node blobtool.cjs create <connection string> <container>

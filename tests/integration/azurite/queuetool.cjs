@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Reads and prepares an Azurite queue with the official @azure/storage-queue client, so the
 // integration test checks EventDesk's queue messages independently of EventDesk's own REST code.
 //   node queuetool.cjs create <connection string> <queue>

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // SPEC L4-L7 against a real Azurite blob service: eventdeskd writes dead letters as block blobs
 // (Shared Key authorization over QNetworkAccessManager); the test reads them back with the
 // official @azure/storage-blob client.

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Issue 18: the StorageQueue destination against a real Azurite queue service. eventdeskd puts one
 // message per event (its JSON in Base64, Shared Key with the key from its environment); the test
 // reads the messages back with the official @azure/storage-queue client. The outcome mapping of

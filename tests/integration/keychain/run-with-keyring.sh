@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 The EventDesk developers
+# SPDX-License-Identifier: Apache-2.0
 # Runs a test binary in a private D-Bus session with an unlocked GNOME Keyring (Secret Service),
 # with HOME and the XDG folders in a temporary directory so the user's own keyring is never
 # touched. Usage: run-with-keyring.sh <test binary> [arguments...]

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // SPEC H2 and the keychain rules against a real Secret Service (GNOME Keyring in a
 // private D-Bus session, see run-with-keyring.sh): write, read and delete through EventDesk's
 // QtKeychain code path; eventdeskd takes secret header values and topic keys from the keychain

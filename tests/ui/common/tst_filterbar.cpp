@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // The filter bar shared by the delivery log and the dead-letter browser, driven with the keyboard
 // and the mouse as a user would; every check reads the query the bar emits.
 

@@ -1,11 +1,17 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
+#include "common/Appearance.h"
 #include "dashboard/DashboardView.h"
 #include "dashboard/ProbationTimeline.h"
 
+#include <QChart>
+#include <QChartView>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDir>
 #include <QHelpEvent>
 #include <QLabel>
+#include <QLineSeries>
 #include <QLocale>
 #include <QRandomGenerator>
 #include <QTest>
@@ -47,6 +53,9 @@ private Q_SLOTS:
     void firstSnapshotIsOnlyABaseline();
     void counterResetIsNotANegativeRate();
     void pointCountStaysBounded();
+    void steadyRateDrawsAFlatLine();
+    void chartsHaveAccessibleNamesAndValues();
+    void chartsFollowADarkPalette();
     void selectionFiltersToOneSubscription();
     void selectionComboIsKeyboardDriven();
     void vanishedSubscriptionsAreForgotten();
@@ -87,15 +96,18 @@ void TestDashboard::ratesFromCounterDifferences()
     view.addSnapshot(snapshot, 500);
     view.refresh();
 
+    // Both intervals fall into the newest one-second bin: the rates are what happened in the
+    // 500 ms the bin covers, per second.
     const QList<QPointF> delivered = view.chartPoints(u"Delivered"_s);
-    QCOMPARE(delivered.size(), 2);
-    QCOMPARE(delivered.last(), QPointF(0, 600));
-    QCOMPARE(delivered.first(), QPointF(-0.25, 400));
-    QCOMPARE(view.chartPoints(u"Busy"_s).last().y(), 20.0);
-    QCOMPARE(view.chartPoints(u"TimedOut"_s).last().y(), 4.0);
-    QCOMPARE(view.chartPoints(u"Failed (all outcomes)"_s).last().y(), 24.0);
-    QCOMPARE(view.chartPoints(u"Dead-lettered"_s).last().y(), 8.0);
-    QCOMPARE(view.chartPoints(u"Dropped"_s).last().y(), 4.0);
+    QCOMPARE(delivered.size(), 1);
+    QCOMPARE(delivered.last(), QPointF(0, 500)); // 250 in 0.5 s
+    QCOMPARE(view.chartPoints(u"Busy"_s).last().y(), 20.0); // 10 in 0.5 s
+    QCOMPARE(view.chartPoints(u"TimedOut"_s).last().y(), 2.0);
+    QCOMPARE(view.chartPoints(u"Failed (all outcomes)"_s).last().y(), 22.0);
+    QCOMPARE(view.chartPoints(u"Dead-lettered"_s).last().y(), 4.0);
+    QCOMPARE(view.chartPoints(u"Dropped"_s).last().y(), 2.0);
+    // Gauges and latency stay per snapshot.
+    QCOMPARE(view.chartPoints(u"Backlog"_s).size(), 2);
     QCOMPARE(view.chartPoints(u"Backlog"_s).last().y(), 17.0);
     QCOMPARE(view.chartPoints(u"In flight"_s).last().y(), 8.0);
     QCOMPARE(view.chartPoints(u"Average latency"_s).last().y(), 50.0);
@@ -153,14 +165,130 @@ void TestDashboard::pointCountStaysBounded()
     }
     view.refresh();
     QCOMPARE(view.pointCount(), DashboardHistory::DefaultCapacity);
-    QCOMPARE(view.chartPoints(u"Delivered"_s).size(), DashboardHistory::DefaultCapacity);
-    QCOMPARE(view.chartPoints(u"Busy"_s).size(), DashboardHistory::DefaultCapacity);
+    // 600 samples of 250 ms are 150 one-second bins of rates; gauges keep every sample.
+    QCOMPARE(view.chartPoints(u"Delivered"_s).size(), DashboardHistory::DefaultCapacity / 4);
+    QCOMPARE(view.chartPoints(u"Busy"_s).size(), DashboardHistory::DefaultCapacity / 4);
+    QCOMPARE(view.chartPoints(u"Backlog"_s).size(), DashboardHistory::DefaultCapacity);
     QCOMPARE(view.chartPoints(u"Delivered"_s).last().y(), 100.0);
     QCOMPARE(view.chartPoints(u"Busy"_s).last().y(), 4.0);
     view.setSelection(u"orders"_s, u"a"_s);
     QCOMPARE(view.pointCount(), DashboardHistory::DefaultCapacity);
-    // The oldest point is 599 intervals of 250 ms before the newest.
-    QCOMPARE(view.chartPoints(u"Delivered"_s).first().x(), -149.75);
+    // The oldest sample is 599 intervals of 250 ms before the newest; its bin ends 149 s before.
+    QCOMPARE(view.chartPoints(u"Backlog"_s).first().x(), -149.75);
+    QCOMPARE(view.chartPoints(u"Delivered"_s).first().x(), -149.0);
+    QCOMPARE(view.chartPoints(u"Delivered"_s).first().y(), 100.0);
+}
+
+void TestDashboard::steadyRateDrawsAFlatLine()
+{
+    // The engine's snapshot stream at 4 per second while a destination accepts one event every
+    // 200 ms (5/s) and answers every 10th with 503: per snapshot the counters grow by 1 or 2.
+    DashboardView view;
+    EngineSnapshot snapshot;
+    SubscriptionSnapshot orders = subscription(u"orders"_s, u"api"_s);
+    for (qint64 t = 0; t <= 30'000; t += 250) {
+        orders.delivered = quint64(t / 200);
+        orders.failedByOutcome = {{DeliveryOutcome::Busy, quint64(t / 2000)}};
+        snapshot.nowMs = 1'000'000 + t;
+        snapshot.subscriptions = {orders};
+        view.addSnapshot(snapshot, t);
+    }
+    view.refresh();
+
+    // Per snapshot the rate alternates between 4/s and 8/s (the spikes the chart used to draw).
+    const QList<DashboardHistory::Sample> samples
+        = view.history().samples(DashboardHistory::key(u"orders"_s, u"api"_s));
+    QCOMPARE(samples.size(), 120);
+    double lowest = 1e9, highest = 0;
+    for (const DashboardHistory::Sample &sample : samples) {
+        lowest = std::min(lowest, sample.deliveredPerSecond);
+        highest = std::max(highest, sample.deliveredPerSecond);
+    }
+    QCOMPARE(lowest, 4.0);
+    QCOMPARE(highest, 8.0);
+
+    // Binned per second, every point of the chart is 5/s.
+    const QList<QPointF> delivered = view.chartPoints(u"Delivered"_s);
+    QCOMPARE(delivered.size(), 30);
+    for (const QPointF &point : delivered)
+        QCOMPARE(point.y(), 5.0);
+    QCOMPARE(delivered.last().x(), 0.0);
+    QCOMPARE(delivered.first().x(), -29.0);
+    // One 503 every 2 s: 0.5 failed attempts per second, averaged over each second's bin.
+    double failedSum = 0;
+    for (const QPointF &point : view.chartPoints(u"Busy"_s))
+        failedSum += point.y();
+    QCOMPARE(failedSum, 15.0);
+}
+
+void TestDashboard::chartsHaveAccessibleNamesAndValues()
+{
+    DashboardView view;
+    EngineSnapshot snapshot;
+    SubscriptionSnapshot orders = subscription(u"orders"_s, u"api"_s);
+    SubscriptionSnapshot billing = subscription(u"orders"_s, u"billing"_s);
+    for (qint64 t = 0; t <= 2000; t += 250) {
+        orders.delivered = quint64(t / 200);
+        orders.backlog = 12;
+        billing.failedByOutcome = {{DeliveryOutcome::Busy, quint64(t / 500)}};
+        billing.probationState
+            = t >= 1000 ? ProbationTracker::State::InProbation : ProbationTracker::State::Healthy;
+        billing.probationCause = DeliveryOutcome::Busy;
+        snapshot.nowMs = 1'000'000 + t;
+        snapshot.subscriptions = {orders, billing};
+        view.addSnapshot(snapshot, t);
+    }
+    view.refresh();
+
+    QHash<QString, QString> descriptions;
+    for (const QChartView *chart : view.findChildren<QChartView *>())
+        descriptions.insert(chart->accessibleName(), chart->accessibleDescription());
+    QCOMPARE(descriptions.size(), 4);
+    const QString throughput = descriptions.value(u"Throughput"_s);
+    QVERIFY2(throughput.contains(u"delivered 5.0 per second"_s), qPrintable(throughput));
+    const QString failures = descriptions.value(u"Failed attempts by outcome"_s);
+    QVERIFY2(failures.contains(u"Busy 2.0 per second"_s), qPrintable(failures));
+    const QString queue = descriptions.value(u"Backlog and in flight"_s);
+    QVERIFY2(queue.contains(u"Backlog 12"_s), qPrintable(queue));
+    QVERIFY(descriptions.contains(u"Destination latency"_s));
+
+    // The probation timeline says in words what its colours and shapes show.
+    const QString timeline = view.probationTimeline()->accessibleSummary();
+    QVERIFY2(timeline.contains(u"orders / api: healthy"_s), qPrintable(timeline));
+    QVERIFY2(timeline.contains(u"orders / billing: in probation (Busy)"_s), qPrintable(timeline));
+}
+
+void TestDashboard::chartsFollowADarkPalette()
+{
+    DashboardView view;
+    const auto chart = [&view] {
+        for (QChartView *candidate : view.findChildren<QChartView *>())
+            if (candidate->accessibleName() == u"Throughput"_s)
+                return candidate->chart();
+        return static_cast<QChart *>(nullptr);
+    };
+    QVERIFY(chart());
+    const auto seriesColour = [&](const QString &name) {
+        for (QAbstractSeries *series : chart()->series())
+            if (series->name() == name)
+                return static_cast<QLineSeries *>(series)->pen().color();
+        return QColor();
+    };
+    const QColor lightBackground = chart()->backgroundBrush().color();
+    const QColor lightDeadLettered = seriesColour(u"Dead-lettered"_s);
+    QVERIFY(lightDeadLettered.isValid());
+    QVERIFY(!isDark(view.palette()));
+
+    view.setPalette(darkPalette());
+    const QColor base = darkPalette().color(QPalette::Base);
+    QCOMPARE(chart()->backgroundBrush().color(), base);
+    QVERIFY(chart()->backgroundBrush().color() != lightBackground);
+    QCOMPARE(chart()->titleBrush().color(), darkPalette().color(QPalette::Text));
+    // The red of dead letters is too dark on a dark base: it is lightened until it reads.
+    QVERIFY(seriesColour(u"Dead-lettered"_s) != lightDeadLettered);
+    for (const QString &name : {u"Delivered"_s, u"Dead-lettered"_s, u"Dropped"_s})
+        QVERIFY2(contrastRatio(seriesColour(name), base) >= 4.5,
+                 qPrintable(name + u' ' + seriesColour(name).name()));
 }
 
 void TestDashboard::selectionFiltersToOneSubscription()

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
+#include "common/ColumnFitter.h"
 #include "deadletters/DeadLetterBrowser.h"
 #include "deadletters/DeadLetterModel.h"
 #include "deadletters/DeadLetterRecordHighlighter.h"
@@ -215,6 +218,7 @@ private Q_SLOTS:
     void resubmitSelectedAndAllMatching();
     void exportWritesOneFilePerDeadLetter();
     void openBlobFolderOpensTheFolder();
+    void reasonColumnShowsTheWholeReason();
     void screenshot();
     void measureOpeningTwoHundredThousand();
 
@@ -580,6 +584,34 @@ void TestDeadLetterBrowser::openBlobFolderOpensTheFolder()
     QDesktopServices::unsetUrlHandler(u"file"_s);
     QCOMPARE(recorder.urls.size(), 1);
     QCOMPARE(QFileInfo(recorder.urls.at(0).toLocalFile()).canonicalFilePath(), QFileInfo(folder).canonicalFilePath());
+}
+
+void TestDeadLetterBrowser::reasonColumnShowsTheWholeReason()
+{
+    // The columns fit their content: the longest reason name is not cut, short ids take little.
+    startHost(30);
+    DeadLetterBrowser browser(m_host.get());
+    browser.resize(1200, 600);
+    browser.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&browser));
+    auto *table = browser.findChild<QTableView *>();
+    QTRY_COMPARE(browser.model()->rowCount(), 30);
+    int badRequestRow = -1;
+    for (int row = 0; row < browser.model()->rowCount() && badRequestRow < 0; ++row)
+        if (browser.model()->entry(row).reason
+            == DeadLetterReason::UndeliverableDueToHttpBadRequest)
+            badRequestRow = row;
+    QVERIFY(badRequestRow >= 0);
+    const QModelIndex reason = browser.model()->index(badRequestRow, DeadLetterModel::ReasonColumn);
+    QCOMPARE(reason.data().toString(), u"UndeliverableDueToHttpBadRequest"_s);
+    QTRY_VERIFY(!ElidedTextToolTipDelegate::isElided(table, reason));
+    QVERIFY(table->columnWidth(DeadLetterModel::ReasonColumn)
+            >= table->fontMetrics().horizontalAdvance(reason.data().toString()));
+    // Narrowed by hand, the reason is elided and its tooltip gives it whole.
+    table->setColumnWidth(DeadLetterModel::ReasonColumn, 60);
+    QVERIFY(ElidedTextToolTipDelegate::isElided(table, reason));
+    QVERIFY(ElidedTextToolTipDelegate::toolTip(table, reason)
+                .startsWith(u"UndeliverableDueToHttpBadRequest"_s));
 }
 
 void TestDeadLetterBrowser::screenshot()

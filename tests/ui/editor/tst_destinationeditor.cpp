@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // The subscription editor's destinations: the six endpoint types with exactly their fields, the
 // values kept while the user tries types, the ARM shape they are saved in, the model's validation
 // messages on the right field, what batching and headers become per type, and the credential that

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // The retry timeline preview per destination type: which answers of the type's service are not
 // retried, and the probation each causes, as the engine's rules decide them.
 

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // The main window's status bar shows, in a short warning with the details in its tooltip, when the
 // store or a dead-letter destination cannot be written (a full disk, a read-only folder), and
 // clears it once the engine writes again.

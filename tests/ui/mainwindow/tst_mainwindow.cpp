@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // The desktop app's window driven as a user would, on a real engine (its own thread, its own
 // topic endpoint and built-in receivers on a free loopback port).
 
@@ -5,6 +7,7 @@
 #include "deadletters/DeadLetterModel.h"
 #include "editor/SubscriptionEditor.h"
 #include "mainwindow/MainWindow.h"
+#include "mainwindow/WorkspaceLayout.h"
 #include "mainwindow/WorkspaceTreeModel.h"
 #include "secrets/SecretStore.h"
 #include "io/SharedAccessSignature.h"
@@ -34,6 +37,7 @@
 #include <QNetworkReply>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTcpServer>
@@ -41,6 +45,8 @@
 #include <QTimer>
 #include <QTreeView>
 #include <QtTest>
+
+#include <optional>
 
 using namespace Qt::StringLiterals;
 using namespace EventDesk;
@@ -208,6 +214,7 @@ private Q_SLOTS:
     void topicAccessKeyRequiredAfterSettingIt();
     void copiedSasTokenPublishes();
     void destinationCredentialGoesToSecretStoreNotWorkspace();
+    void splitterPositionsAreRememberedPerWorkspace();
 };
 
 void tst_MainWindow::initTestCase()
@@ -513,7 +520,7 @@ void tst_MainWindow::copiedSasTokenPublishes()
     QVERIFY2(error.isEmpty(), qPrintable(error));
 
     window.treeView()->setCurrentIndex(window.treeModel()->topicIndex(u"orders"_s));
-    QAction *copy = findAction(window, u"Copy SAS &Token…"_s);
+    QAction *copy = findAction(window, u"Cop&y SAS Token…"_s);
     QVERIFY(copy);
     QVERIFY(copy->isEnabled());
     QApplication::clipboard()->clear();
@@ -640,6 +647,46 @@ void tst_MainWindow::destinationCredentialGoesToSecretStoreNotWorkspace()
     QVERIFY(!validate->isEnabled());
     window.selectSubscription(u"orders"_s, u"unvalidated"_s);
     QVERIFY(validate->isEnabled()); // a webhook that validates its endpoint
+}
+
+void tst_MainWindow::splitterPositionsAreRememberedPerWorkspace()
+{
+    std::optional<Fixture> fixture(std::in_place);
+    QTRY_VERIFY_WITH_TIMEOUT(fixture->window->engineHost()->isRunning(), 20000);
+    QSplitter *splitter = fixture->window->workspaceSplitter();
+    // The tree no longer takes half the window by default.
+    QVERIFY2(splitter->sizes().first() < splitter->width() / 3, qPrintable(QString::number(splitter->sizes().first())));
+    const int total = splitter->sizes().first() + splitter->sizes().last();
+    splitter->setSizes({250, total - 250});
+    const QString first = fixture->directory.path();
+
+    QTemporaryDir other;
+    writeWorkspace(other.path(), fixture->port);
+    fixture->window->openWorkspace(other.path());
+    QTRY_VERIFY_WITH_TIMEOUT(fixture->window->engineHost()->isRunning()
+                                 && fixture->window->workspaceDirectory() == QDir(other.path()).absolutePath(),
+                             20000);
+    QCOMPARE(splitter->sizes().first(), 250); // a workspace seen for the first time keeps them
+    splitter->setSizes({420, total - 420});
+
+    fixture->window->openWorkspace(first);
+    QTRY_VERIFY_WITH_TIMEOUT(fixture->window->engineHost()->isRunning()
+                                 && fixture->window->workspaceDirectory() == QDir(first).absolutePath(),
+                             20000);
+    QCOMPARE(splitter->sizes().first(), 250);
+    QVERIFY(fixture->window->workspaceLayout()->hasSavedLayout(other.path()));
+
+    // A new window (the app started again) opens the other workspace as it was left.
+    fixture->window->close();
+    fixture.reset();
+    Ui::MainWindow::Options options;
+    options.listenPort = freePort();
+    options.jitter = false;
+    Ui::MainWindow window(options);
+    window.show();
+    window.openWorkspace(other.path());
+    QTRY_VERIFY_WITH_TIMEOUT(window.engineHost()->isRunning(), 20000);
+    QCOMPARE(window.workspaceSplitter()->sizes().first(), 420);
 }
 
 QTEST_MAIN(tst_MainWindow)

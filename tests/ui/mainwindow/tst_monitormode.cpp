@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // One owner per workspace (README): the desktop app opening a workspace that another process owns.
 // eventdesk_lock_holder holds the workspace's lock as another engine would, and this test writes
 // the store as that engine's store would be written; the window is asked what to do through an
@@ -293,15 +295,16 @@ void tst_MonitorMode::monitorShowsTheOwnersDataReadOnly()
 
     // Every command that changes the workspace or needs an engine is off; reading is not.
     QTRY_COMPARE_WITH_TIMEOUT(window.editor()->subscription().name, u"ok-sub"_s, Timeout);
-    for (const QString &text : {u"New &Topic…"_s, u"New &Subscription"_s, u"&Rename…"_s, u"&Disable"_s,
-                                u"De&lete…"_s, u"Send &Test Event…"_s, u"&Validate Now"_s,
-                                u"Topic &Access Key…"_s, u"Copy SAS &Token…"_s, u"&Import Subscriptions…"_s}) {
+    for (const QString &text :
+         {u"New &Topic…"_s, u"New &Subscription"_s, u"&Rename…"_s, u"&Disable"_s, u"De&lete…"_s,
+          u"Se&nd Test Event…"_s, u"&Validate Now"_s, u"Topic &Access Key…"_s,
+          u"Cop&y SAS Token…"_s, u"&Import Subscriptions…"_s}) {
         QAction *action = findAction(window, text);
         QVERIFY2(action, qPrintable(text));
         QVERIFY2(!action->isEnabled(), qPrintable(text));
     }
     QVERIFY(findAction(window, u"&Export Subscriptions…"_s)->isEnabled());
-    QVERIFY(findAction(window, u"Show &Dead Letters"_s)->isEnabled());
+    QVERIFY(findAction(window, u"Sho&w Dead Letters"_s)->isEnabled());
     QVERIFY(!window.editor()->isEnabled());
     QVERIFY(!window.tabs()->isTabEnabled(window.tabs()->count() - 1)); // Test Receivers
 
@@ -447,7 +450,7 @@ void tst_MonitorMode::takeOverAfterTheOwnerIsKilled()
     QCOMPARE(pidInLockFile(fixture.directory.path()), QCoreApplication::applicationPid());
     // This window's engine delivers what the dead owner left pending.
     QTRY_COMPARE_WITH_TIMEOUT(backlogOf(window, u"ok-sub"_s), 0, Timeout);
-    QVERIFY(findAction(window, u"Send &Test Event…"_s)->isEnabled());
+    QVERIFY(findAction(window, u"Se&nd Test Event…"_s)->isEnabled());
 }
 
 void tst_MonitorMode::dialogOffersTheThreeChoices()

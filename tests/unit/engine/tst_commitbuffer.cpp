@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // CommitBuffer: the group commit of the state changes that follow a delivery. Buffered changes
 // reach the store together, in one commit; a commit that fails keeps them for the next try
 // (SPEC D1: nothing accepted is lost); drop records learn their event id from the store.

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // DeadLettering with the local container folder (FolderDeadLetterSink) and with a scripted sink:
 // due dead letters are written together as one blob of L7 records under an L6 name and indexed
 // in the store; an unavailable destination is tried again and, after the give-up time, the event

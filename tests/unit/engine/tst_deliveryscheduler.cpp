@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // DeliveryScheduler on a manual clock, with hooks that record what the scheduler asks of the other
 // units: each subscription is keyed by the time it next needs attention, ONE clock alarm serves
 // all of them, probation keeps a backlog asleep in a single heap entry (SPEC P5), takeDue applies

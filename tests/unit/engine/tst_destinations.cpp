@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Destinations other than webhooks (issue 18), through the Dispatcher over the fake access
 // manager and the manual clock: the request each type makes (URL, body, authorization, delivery
 // properties), the answers of its REST API mapped to SPEC §7 outcomes, and what the engine does

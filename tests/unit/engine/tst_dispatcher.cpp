@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Dispatcher without delivery lanes of its own, over the fake access manager: due deliveries go
 // out in batches within the batch policy (SPEC B3–B5) with Event Grid's headers (D7) and the
 // subscription's own (H1–H3); answers finish, retry or time them out (D2, D5, D6); probation

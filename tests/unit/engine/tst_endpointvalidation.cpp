@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // EndpointValidation over the fake access manager, whose answers carry bodies and headers: the
 // Event Grid schema handshake (the code echoed, or the validation URL visited within 5 minutes),
 // the CloudEvents OPTIONS abuse-protection request, an unreachable endpoint asked again with

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // The engine on a manual clock and a fake access manager: the SPEC rules end to end, with the
 // real SQLite store and the real local dead-letter container.
 

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Ingest: the publish path. A request is answered 404/503 before anything is parsed, validated
 // whole (SPEC §10), matched against the topic's enabled subscriptions' filters, stored with its
 // deliveries in one transaction before it is answered (D1), and its deliveries are due at once

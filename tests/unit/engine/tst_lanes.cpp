@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // The engine with delivery lanes (Engine::setDeliveryLanes): requests posted and their replies
 // handled on the lanes' threads, against a real HTTP receiver on loopback. The rules themselves
 // are table-tested in tst_engine on the engine's own thread; this covers the hand-over between

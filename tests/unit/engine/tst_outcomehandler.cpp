@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // OutcomeHandler: what becomes of a delivery after an attempt or instead of one. A retry goes
 // back into the subscription's pending heap on RetryPlanner's schedule (SPEC R3–R5), a no-retry
 // outcome or an exhausted delivery waits for the dead-letter write (R2, R7, R8, L3) or is dropped

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // WebhookClient, EventDesk's HTTP/1.1 client of the delivery lanes, against real servers on
 // loopback: ScriptedReceiver where a well-behaved webhook fits, and RawServer below for answers a
 // test writes byte by byte (framings, interim responses, a connection closed at a chosen point,

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // The endpoint and the engine together, over real loopback HTTP with engine time on a manual
 // clock: webhook endpoint validation as Event Grid does it when a subscription is created
 // (SubscriptionValidationEvent for Event Grid schema, the CloudEvents OPTIONS abuse-protection

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // provisioning.json (ProvisioningFile): the endpoint validation state kept across restarts. What
 // save() writes, load() reads back unchanged; a file that does not hold what save() writes is
 // refused with a message naming the field, never read into a wrong value. An endpoint URL's key

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // The shared access signature a publisher may send instead of a topic's access key
 // (SharedAccessSignature, PRODUCT.md "Topic endpoint"). The reference tokens were made by the
 // JavaScript SDK the conformance tests pin (@azure/eventgrid 5.12, generateSharedAccessSignature()

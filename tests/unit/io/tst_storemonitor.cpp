@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // The read-only monitor of a workspace another engine owns (core/host/StoreMonitor): what it reads
 // from the owner's store and reports as an engine's snapshot, and that it notices the owner leave.
 // The test writes the store as the owner would and polls by hand.

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Publish request parsing: SPEC §8 (S1 Event Grid, S2 CloudEvents, S3 custom) and §10 limits.
 
 #include "model/EventParser.h"

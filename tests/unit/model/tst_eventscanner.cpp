@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // The publish parser's event scanner (SPEC S1, S2, §10): reading events with EventScanner must
 // give every publish request exactly the answer that reading them with QJsonDocument gives - the
 // same acceptance, the same rejection with the same message, the same fields and stored bytes.

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // workspace.json and the ARM event-subscription shape: parsing, serialising and every
 // validation rule (SPEC §1 names, R6, B2, H1, filter limits, S4, L5; PRODUCT.md "Workspace").
 

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // SecretStore backends (memory, file, environment), the secret cache behind the engine's
 // synchronous lookups, and Shared Key signing of the Azure Blob dead-letter destination.
 

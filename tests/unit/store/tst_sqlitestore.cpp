@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #include "store/SqliteDeliveryStore.h"
 #include "store/SqliteReadConnection.h"
 #include "store/SqliteStoreSchema.h"

@@ -1,0 +1,63 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <QObject>
+#include <QSet>
+#include <QStyledItemDelegate>
+
+class QAbstractItemView;
+class QTableView;
+
+namespace EventDesk::Ui {
+
+// A delegate that, when a cell's text does not fit its column and is drawn elided, shows the
+// whole text as the cell's tooltip (followed by the model's own tooltip, when it has one and
+// says something else). Cells that fit keep the model's tooltip.
+class ElidedTextToolTipDelegate final : public QStyledItemDelegate
+{
+    Q_OBJECT
+
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    // Whether the view draws the index's text elided at its current column width.
+    static bool isElided(const QAbstractItemView *view, const QModelIndex &index);
+    // The tooltip the view shows for the index.
+    static QString toolTip(const QAbstractItemView *view, const QModelIndex &index);
+
+    bool helpEvent(QHelpEvent *event, QAbstractItemView *view, const QStyleOptionViewItem &option,
+                   const QModelIndex &index) override;
+};
+
+// Sizes a table's columns to their content (header and the rows in view) whenever rows arrive,
+// capped at a maximum so one long value cannot push the others out of sight; the elided cells
+// get their full text as a tooltip (ElidedTextToolTipDelegate, installed on the view). A column
+// the user resized by hand keeps the user's width.
+class ColumnFitter final : public QObject
+{
+    Q_OBJECT
+
+public:
+    static constexpr int DefaultMaximumCharacters = 48;
+
+    // Parented to the view; sets the view's item delegate.
+    explicit ColumnFitter(QTableView *view, int maximumCharacters = DefaultMaximumCharacters);
+
+    int maximumWidth() const { return m_maximumWidth; }
+    bool isUserSized(int column) const { return m_userSized.contains(column); }
+
+public Q_SLOTS:
+    void fit(); // now; normally called after rows arrive
+
+private:
+    void scheduleFit();
+
+    QTableView *m_view = nullptr;
+    int m_maximumWidth = 0;
+    bool m_fitting = false;
+    bool m_fitScheduled = false;
+    QSet<int> m_userSized;
+};
+
+} // namespace EventDesk::Ui
