@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Benchmark 7: resubmitting 100,000 filtered dead letters through their topic from the dead-letter
 // browser (ui/deadletters), as a user does it: the filter by reason, the dry run (progress, then
 // its dialog), then the resubmit it leads to (progress until done). A 1 ms timer on the GUI

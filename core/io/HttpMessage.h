@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The messages of EventDesk's HTTP/1.1 server (HttpServer) and what a connection needs of it:

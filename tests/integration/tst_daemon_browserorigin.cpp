@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // eventdeskd against what a web page can send to a loopback port (README "Security"): a publish
 // with a Content-Type a page sends without a CORS preflight, a Host naming another site (DNS
 // rebinding), a page's Origin header - each refused in Event Grid's error shape, with nothing

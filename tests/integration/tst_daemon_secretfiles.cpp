@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Secrets stay out of plain files, with eventdeskd as it runs (README "Secrets stay off the
 // disk"): a webhook URL's key ("?code=") never reaches provisioning.json, which is 0600 and still
 // recognises the endpoint after a restart, while a new key validates it again; a secret header

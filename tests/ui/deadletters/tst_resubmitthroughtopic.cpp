@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // The dead-letter browser's "resubmit through the topic" against a real EngineHost and store,
 // offscreen: the dry run (progress, no change) answered by its dialog with the counts per
 // subscription, the run it leads to, and a run canceled after its first chunk, which leaves what

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // The desktop app's first run when the system is not ready: the usual port is taken and the
 // keychain never answers its prompt. The workspace opens anyway on the next free port, what needs
 // no secret is delivered, and the window says both whole in its banners while the status bar stays

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Opening a workspace whose workspace.json holds secret header values (written there by hand):
 // WorkspaceSecrets::open moves them to the secret store and out of the file before the engine
 // starts; when the store cannot take them, the file stays as it is, the values serve this run and

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Subscriptions waiting for the keychain (Engine::setSecretsPending, README "Secrets"): on a manual
 // clock and a fake access manager, a subscription whose secret has not come is held - not
 // attempted, not counted, one alarm for its whole backlog (SPEC P5) - while every other one

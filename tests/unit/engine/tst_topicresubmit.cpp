@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Resubmitting dead letters through their topic (TopicResubmit) on the whole engine, a manual
 // clock and the real SQLite store: every current subscription's filter decides again, the dry run
 // counts exactly what the run then creates, the event keeps its id and data with a fresh time to

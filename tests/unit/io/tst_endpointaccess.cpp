@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Which request heads the endpoint admits (README "Security"): the Host header must name the
 // endpoint (loopback names, the listen address, on a wildcard address any IP address and the
 // machine's name, and workspace.json's settings.allowedHosts), a request with an Origin header

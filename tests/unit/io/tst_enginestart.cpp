@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // How a workspace opens on the engine thread (core/host/EngineWorker) when what it needs is not
 // there: a secret store that never answers (a keychain whose password prompt nobody answers) and
 // a listen port another process holds. Real loopback sockets and the real clock: the engine's

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // workspace.json's settings for the endpoint (README "Security", "Workspace"): allowedHosts and
 // allowedOrigins, normalised as a Host or Origin header writes them, written back only when set,
 // and refused with the field's path when they could never match a header.

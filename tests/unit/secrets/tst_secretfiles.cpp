@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
 // Secrets out of plain files: the opt-in secrets file refused when others may read it, secret
 // header values written into workspace.json moved into the secret store (never lost: the store
 // first, then the file), and what of a URL or a header is masked.
