@@ -273,13 +273,15 @@ void DeadLetterBrowser::createActions()
     m_resubmitAllAction = make(tr("Resubmit All Matching…"), QStyle::SP_MediaSeekForward,
                                QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
                                tr("Deliver every dead letter that matches the filter again"));
+    // Ctrl+T is the window's Send Test Event: the topic's resubmits add Alt to Resubmit's keys.
     m_resubmitTopicSelectedAction = make(
-        tr("Resubmit Through Topic…"), QStyle::SP_ArrowForward, QKeySequence(Qt::CTRL | Qt::Key_T),
+        tr("Resubmit Through Topic…"), QStyle::SP_ArrowForward,
+        QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_R),
         tr("Publish the selected events to their topics again, where every current "
            "subscription's filter decides (a dry run shows where they would go first)"));
     m_resubmitTopicAllAction
         = make(tr("Resubmit All Matching Through Topic…"), QStyle::SP_MediaSkipForward,
-               QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T),
+               QKeySequence(Qt::CTRL | Qt::ALT | Qt::SHIFT | Qt::Key_R),
                tr("Publish every dead letter that matches the filter to its topic again (a dry run "
                   "shows where they would go first)"));
     m_deleteSelectedAction = make(tr("Delete"), QStyle::SP_TrashIcon, QKeySequence::Delete,

@@ -87,7 +87,7 @@ MainWindowActions::MainWindowActions(QObject *parent)
     secretStorage->setToolTip(
         tr("Where secret header values, topic keys and storage keys are kept"));
 
-    QAction *listenOn = add(ListenOn, u"network-server"_s, tr("&Listen On…"));
+    QAction *listenOn = add(ListenOn, u"network-server"_s, tr("Listen &On…"));
     listenOn->setToolTip(tr("Choose the port of this workspace's topic endpoint and test "
                             "receivers (remembered for the workspace)"));
 
