@@ -17,7 +17,6 @@
 #include "log/DeliveryLogView.h"
 #include "mainwindow/MainWindow.h"
 #include "mainwindow/WorkspaceTreeModel.h"
-#include "secrets/SecretStore.h"
 #include "send/SendEventDialog.h"
 
 #include <QApplication>
@@ -221,9 +220,8 @@ int main(int argc, char *argv[])
     window.resize(1440, 900);
     window.move(0, 0);
     window.show();
-    // The workspace has no secrets; a store of this run only keeps the keychain (and its prompts
-    // or its absence under Xvfb) out of the pictures.
-    window.useSecretStore(std::make_unique<MemorySecretStore>(MemorySecretStore::Usage::ThisRunOnly));
+    // The workspace has no secrets, so the app never asks the keychain (nor shows its prompt or its
+    // absence under Xvfb): the pictures show what a user's first run shows.
     window.openWorkspace(workspace);
     waitFor(
         u"the engine to start"_s, [&] { return window.engineHost()->isRunning(); }, 60000);
