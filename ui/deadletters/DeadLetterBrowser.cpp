@@ -518,6 +518,18 @@ void DeadLetterBrowser::withMatchingCount(std::function<void(qint64)> then)
     m_waitingForCount.append(std::move(then));
 }
 
+void DeadLetterBrowser::withSomeMatching(std::function<void(qint64 matching)> then)
+{
+    withMatchingCount([this, then = std::move(then)](qint64 matching) {
+        if (matching < 0)
+            setStatus(tr("The dead letters could not be counted: %1").arg(m_countError));
+        else if (matching == 0)
+            setStatus(tr("No dead letter matches the filter."));
+        else
+            then(matching);
+    });
+}
+
 void DeadLetterBrowser::showContextMenu(const QPoint &position)
 {
     if (!m_table->indexAt(position).isValid())
@@ -576,15 +588,7 @@ void DeadLetterBrowser::resubmit(Scope scope)
         m_operations->start(std::move(request));
         return;
     }
-    withMatchingCount([this, request](qint64 matching) mutable {
-        if (matching < 0) {
-            setStatus(tr("The dead letters could not be counted: %1").arg(m_countError));
-            return;
-        }
-        if (matching == 0) {
-            setStatus(tr("No dead letter matches the filter."));
-            return;
-        }
+    withSomeMatching([this, request](qint64 matching) mutable {
         if (QMessageBox::question(this, tr("Resubmit All Matching"),
                                   tr("Resubmit all %1 dead letters that match the filter to their "
                                      "subscriptions?")
@@ -612,13 +616,7 @@ void DeadLetterBrowser::resubmitThroughTopic(Scope scope)
             m_operations->start(std::move(request));
         return;
     }
-    withMatchingCount([this, request](qint64 matching) mutable {
-        if (matching <= 0) {
-            setStatus(matching < 0
-                          ? tr("The dead letters could not be counted: %1").arg(m_countError)
-                          : tr("No dead letter matches the filter."));
-            return;
-        }
+    withSomeMatching([this, request](qint64 matching) mutable {
         request.total = matching;
         request.filter = m_model->filter();
         m_operations->start(std::move(request));
@@ -664,12 +662,7 @@ void DeadLetterBrowser::remove(Scope scope)
         m_operations->start(std::move(request));
         return;
     }
-    withMatchingCount([this, request](qint64 matching) mutable {
-        if (matching <= 0) {
-            setStatus(matching < 0 ? tr("The dead letters could not be counted: %1").arg(m_countError)
-                                   : tr("No dead letter matches the filter."));
-            return;
-        }
+    withSomeMatching([this, request](qint64 matching) mutable {
         if (QMessageBox::question(this, tr("Delete All Matching"),
                                   tr("Delete all %1 dead letters that match the filter? They leave "
                                      "the index; the blob files stay.")

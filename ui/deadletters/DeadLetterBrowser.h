@@ -107,6 +107,9 @@ private:
     void showDetail();
     QList<qint64> selectedIds() const;
     void withMatchingCount(std::function<void(qint64 matching)> then);
+    // For the actions on all matching dead letters: then runs only when some match; otherwise the
+    // status line says why nothing was done (none match, or they could not be counted).
+    void withSomeMatching(std::function<void(qint64 matching)> then);
     void showContextMenu(const QPoint &position);
     void setStatus(const QString &text);
 
