@@ -170,9 +170,11 @@ void TestDaemonSecrets::secretsAreNeitherStoredNorLogged()
     const QString deadLetters = QDir(workspace.path()).filePath(u"deadletters"_s);
     QTRY_COMPARE_WITH_TIMEOUT(deadLetterRecordsBelow(deadLetters).size(), qsizetype(1), WaitMs);
     QTRY_VERIFY_WITH_TIMEOUT(daemon.standardError().count(u"dead-letter write for \"blob-dl\""_s) >= 2, WaitMs);
-    // The connection string was taken: the write got as far as the network.
-    QVERIFY2(daemon.standardError().contains(u"of storage account 'sentinelacct' is unreachable"_s),
-             qPrintable(daemon.standardError().right(4000)));
+    // The connection string was taken: the write got as far as the network. Waited for: the
+    // line that says so can come after the ones counted above, and the log is read as it grows.
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        daemon.standardError().contains(u"of storage account 'sentinelacct' is unreachable"_s),
+        qPrintable(daemon.standardError().right(4000)), WaitMs);
     const QString failedAttempts = u"SELECT COUNT(*) FROM attempt_log WHERE subscription = '%1' AND outcome <> 0"_s;
     QTRY_VERIFY_WITH_TIMEOUT(storeScalar(workspace.path(), failedAttempts.arg(u"to-queue"_s)) >= 2, WaitMs);
     QTRY_VERIFY_WITH_TIMEOUT(storeScalar(workspace.path(), failedAttempts.arg(u"to-bus"_s)) >= 2, WaitMs);

@@ -192,7 +192,9 @@ desktop_output=$(desktop-file-validate "/usr/share/applications/$app_id.desktop"
 # It exits 0 on warnings and hints: any output fails the test.
 [[ -z $desktop_output ]] || { echo "$desktop_output" >&2; fail "desktop-file-validate reports warnings"; }
 # --strict fails on every issue above "pedantic" (warnings and infos too).
-appstreamcli validate --strict --no-net "/usr/share/metainfo/$app_id.metainfo.xml" >"$work/appstream.log" 2>&1 \
+# shellcheck source=appstream-validate.sh
+source "$(dirname "${BASH_SOURCE[0]}")/appstream-validate.sh"
+appstream_validate "/usr/share/metainfo/$app_id.metainfo.xml" "$work/appstream.log" \
     || { cat "$work/appstream.log" >&2; fail "appstreamcli validate --strict --no-net"; }
 grep -q '<project_license>Apache-2.0</project_license>' "/usr/share/metainfo/$app_id.metainfo.xml" \
     || fail "the installed metainfo does not name Apache-2.0"

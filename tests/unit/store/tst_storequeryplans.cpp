@@ -172,10 +172,17 @@ void TestStoreQueryPlans::deadLetterFilters()
         } else if (filters & (Topic | Subscription | Reason | Outcome)) {
             QVERIFY2(searchesIndex(steps, u"dead_letters"_s), qPrintable(shown));
         } else {
-            // A later page of a time range goes on from where the last one ended, by the primary
-            // key in id order: SQLite prefers that to the time index once the keyset is set.
-            QVERIFY2(contains(steps, u"SEARCH dead_letters USING INTEGER PRIMARY KEY (rowid<?)"_s),
-                     qPrintable(shown));
+            // A later page of a time range reads one of two ranges, as SQLite's planner weighs
+            // them: the primary key down from where the last page ended (SQLite 3.40, Debian 12),
+            // or the time index's range, sorted by id (SQLite 3.46, Debian 13). Never the table.
+            const bool byKeyset
+                = contains(steps, u"SEARCH dead_letters USING INTEGER PRIMARY KEY (rowid<?)"_s);
+            const bool byTime = std::any_of(steps.cbegin(), steps.cend(), [](const QString &step) {
+                return step.startsWith(u"SEARCH dead_letters USING INDEX dead_letters_by_time ("_s)
+                    || step.startsWith(
+                        u"SEARCH dead_letters USING COVERING INDEX dead_letters_by_time ("_s);
+            });
+            QVERIFY2(byKeyset || byTime, qPrintable(shown));
         }
     }
 }
