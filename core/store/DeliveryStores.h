@@ -3,6 +3,7 @@
 #pragma once
 
 #include "DeliveryStore.h"
+#include "StoreLocation.h"
 
 #include <QString>
 
@@ -10,21 +11,8 @@
 
 namespace EventDesk {
 
-// Where an engine keeps its deliveries: the one place that turns a store location into a store.
-//   ""                                     the workspace's SQLite file (the default)
-//   postgresql://user@host:port/database   a PostgreSQL database (also postgres://...)
-
-// The accepted forms, for the error of a location that is none of them.
-QString storeLocationForms();
-// Whether this build has the PostgreSQL store (CMake option EVENTDESK_WITH_POSTGRESQL).
-bool hasPostgresStore();
-// Checks a location without opening it: why it cannot be used (not one of the forms, or a
-// PostgreSQL URL in a build without PostgreSQL), or an empty string.
-QString storeLocationProblem(const QString &location);
-
-// The location as it may be shown: a password (after the user, or a password= parameter)
-// replaced by "***". Errors and logs name a store only this way.
-QString redactedStoreLocation(const QString &location);
+// Where an engine keeps its deliveries: the one place that turns a store location (see
+// StoreLocation.h) into a store.
 
 // Opens the store at location; sqliteFilePath is the workspace's store file, used when location
 // is empty. The error names the store (a PostgreSQL URL without its password).

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "PostgresConnection.h"
 
-#include "DeliveryStores.h"
+#include "StoreLocation.h"
 
 #include <QUrl>
 #include <QUrlQuery>
@@ -233,10 +233,20 @@ Expected<void> PostgresConnection::ensureConnected()
         return {};
     disconnect();
     const QByteArray url = m_url.toUtf8();
-    // Defaults first: values the URL names itself win (only the dbname entry is expanded).
-    const char *const keywords[]
-        = {"client_encoding", "connect_timeout", "application_name", "dbname", nullptr};
-    const char *const values[] = {"UTF8", "10", "eventdesk", url.constData(), nullptr};
+    // Defaults first: values the URL names itself win (only the dbname entry is expanded). The
+    // keepalives and the TCP user timeout end a call on a server that vanished without closing
+    // the connection (a pulled cable, a paused VM) within about a minute instead of never.
+    const char *const keywords[] = {"client_encoding",
+                                    "connect_timeout",
+                                    "application_name",
+                                    "keepalives_idle",
+                                    "keepalives_interval",
+                                    "keepalives_count",
+                                    "tcp_user_timeout",
+                                    "dbname",
+                                    nullptr};
+    const char *const values[]
+        = {"UTF8", "10", "eventdesk", "30", "10", "3", "60000", url.constData(), nullptr};
     m_connection = PQconnectdbParams(keywords, values, 1);
     if (!m_connection)
         return error(u"connect"_s, u"out of memory"_s);

@@ -182,7 +182,9 @@ void PostgresStoreTest::redactsPasswords_data()
                                << u"postgresql://ed:***@db.example/events"_s;
     QTest::newRow("parameter") << u"postgres://ed@db.example/events?sslmode=require&password=pw"_s
                                << u"postgres://ed@db.example/events?sslmode=require&password=***"_s;
-    QTest::newRow("not a URL") << u""_s << u""_s;
+    QTest::newRow("other scheme") << u"mysql://ed:pw@db.example/events"_s
+                                  << u"mysql://ed:***@db.example/events"_s;
+    QTest::newRow("not a URL") << u"/var/lib/store.db"_s << u"/var/lib/store.db"_s;
 }
 
 void PostgresStoreTest::redactsPasswords()
