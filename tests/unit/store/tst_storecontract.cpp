@@ -14,7 +14,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
 #include <memory>
+#include <thread>
 
 using namespace Qt::StringLiterals;
 using namespace EventDesk;
@@ -127,6 +129,7 @@ private Q_SLOTS:
     void deadLettersByIdAndRemoval();
     void insertResubmittedIsAllOrNothing();
     void streamsManyDeliveriesInOrder();
+    void callsFromSeveralThreads();
 
 private:
     std::unique_ptr<DeliveryStore> openStore(int maxAttemptLogRows = 100000);
@@ -569,6 +572,40 @@ void StoreContractTest::streamsManyDeliveriesInOrder()
         finished.finished.append({i, i, DeliveryState::Delivered});
     QVERIFY(m_store->commit(finished));
     QCOMPARE(m_store->loadUnfinishedDeliveries()->size(), Count / 2);
+}
+
+void StoreContractTest::callsFromSeveralThreads()
+{
+    // The engine publishes from its parser threads while its own thread commits: the store
+    // serializes the calls itself.
+    constexpr int PerThread = 200;
+    std::atomic<int> failures = 0;
+    const auto publish = [&](qint64 first) {
+        for (qint64 i = first; i < first + PerThread; ++i) {
+            if (!m_store->insertPublished({storedEvent(i, u"t-%1"_s.arg(i))},
+                                          {delivery(i, i, u"sub-one"_s)}))
+                ++failures;
+        }
+    };
+    const auto commit = [&] {
+        for (int i = 0; i < PerThread; ++i) {
+            AttemptLogEntry entry;
+            entry.timeMs = i;
+            entry.eventIds = {u"c-%1"_s.arg(i)};
+            if (!m_store->commit(StoreBatch {.attempts = {entry}}) || !m_store->maxIds())
+                ++failures;
+        }
+    };
+    std::thread first(publish, 1);
+    std::thread second(publish, 1 + PerThread);
+    std::thread third(commit);
+    first.join();
+    second.join();
+    third.join();
+    QCOMPARE(failures.load(), 0);
+    QCOMPARE(m_store->loadUnfinishedDeliveries()->size(), 2 * PerThread);
+    QCOMPARE(m_store->attemptLog(0)->size(), PerThread);
+    QCOMPARE(m_store->maxIds()->eventSeq, 2 * PerThread);
 }
 
 QTEST_GUILESS_MAIN(StoreContractTest)
