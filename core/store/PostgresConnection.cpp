@@ -10,8 +10,6 @@
 
 #include <libpq-fe.h>
 
-#include <cstring>
-
 using namespace Qt::StringLiterals;
 
 namespace EventDesk {
@@ -204,7 +202,7 @@ PostgresConnection::PostgresConnection(const QString &url)
     , m_displayUrl(redactedStoreLocation(url))
 {
     const QUrl parsed(url, QUrl::TolerantMode);
-    m_password = parsed.password();
+    m_password = parsed.password(QUrl::FullyDecoded);
     if (m_password.isEmpty())
         m_password = QUrlQuery(parsed).queryItemValue(u"password"_s, QUrl::FullyDecoded);
 }
