@@ -22,6 +22,10 @@ packages=(
     dpkg-dev file xdotool x11-utils imagemagick appstream desktop-file-utils
     # Benchmarks (bench/run.sh): the receiver and the load baseline.
     nginx wrk
+    # The PostgreSQL store: libpq to build against (found through pkg-config), and the server its
+    # tests run as throwaway clusters (scripts/start-postgres.sh; postgresql pulls the release's
+    # postgresql-NN, 15 on Debian 12 and 17 on Debian 13, and its client programs).
+    libpq-dev postgresql
 )
 
 # Node.js runs the official SDKs and Azurite: Debian's nodejs and npm, unless this machine already
@@ -63,6 +67,20 @@ done
 
 if ((${#missing[@]})); then
     as_root "${missing[@]}"
+    if [[ " ${missing[*]} " == *" postgresql "* ]]; then
+        # Debian's server package creates a cluster "main" when it is installed and starts it on
+        # port 5432, unless postgresql-common's createcluster.conf (which includes this folder)
+        # says otherwise. EventDesk's tests start clusters of their own and need no system-wide
+        # server, so none is created. Written before the packages come in; a machine that had
+        # PostgreSQL already keeps what it has.
+        mkdir -p /etc/postgresql-common/createcluster.d
+        cat >/etc/postgresql-common/createcluster.d/eventdesk.conf <<'CONF'
+# Written by EventDesk's scripts/install-deps.sh: do not create a default "main" cluster when a
+# PostgreSQL server package is installed (EventDesk's tests run throwaway clusters of their own).
+# Remove this file to get Debian's default behaviour back for versions installed later.
+create_main_cluster = false
+CONF
+    fi
     echo "Installing: ${missing[*]}"
     [[ -n ${updated:-} ]] || apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

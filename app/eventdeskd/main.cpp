@@ -15,7 +15,7 @@
 #include "io/WorkspaceLock.h"
 #include "keychain/KeychainSecretStore.h"
 #include "secrets/SecretStore.h"
-#include "store/SqliteDeliveryStore.h"
+#include "store/DeliveryStores.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -279,6 +279,13 @@ int main(int argc, char *argv[])
         u"Workspace folder (workspace.json, store, deadletters/). Created with a demo topic if "
         "missing. Default: the user's EventDesk data folder."_s,
         u"DIR"_s);
+    const QCommandLineOption storeOption(
+        u"store"_s,
+        u"Where the deliveries are kept: postgresql://USER@HOST:PORT/DATABASE (also postgres://; a "
+        "password may follow the user as USER:PASSWORD@, or come from ~/.pgpass or PGPASSWORD) for "
+        "an empty PostgreSQL database or one EventDesk created. Default: the workspace's own SQLite "
+        "file. One eventdeskd per store."_s,
+        u"URL"_s);
     const QCommandLineOption listenOption(
         u"listen"_s, u"Address of the topic endpoint (default 127.0.0.1:%1; port 0 picks a free one)."_s.arg(DefaultPort),
         u"HOST:PORT"_s, u"127.0.0.1:%1"_s.arg(DefaultPort));
@@ -322,13 +329,18 @@ int main(int argc, char *argv[])
         u"Connections served at once; one more is answered 503 and closed. 1 to 1000000, default %1 "
         "(less if the open-file limit is lower)."_s.arg(defaultLimits.maxConnections),
         u"N"_s);
-    parser.addOptions({workspaceOption, listenOption, timeScaleOption, noJitterOption, seedOption,
+    parser.addOptions({workspaceOption, storeOption, listenOption, timeScaleOption, noJitterOption, seedOption,
                        secretStoreOption, secretsFileOption, headerTimeoutOption, bodyTimeoutOption,
                        idleTimeoutOption, maxConnectionsOption});
     parser.process(app);
 
     if (!parser.positionalArguments().isEmpty()) {
         printError(u"unexpected argument '%1' (see --help)"_s.arg(parser.positionalArguments().constFirst()));
+        return 2;
+    }
+    const QString storeLocation = parser.value(storeOption);
+    if (const QString problem = storeLocationProblem(storeLocation); !problem.isEmpty()) {
+        printError(u"--store: %1 (got '%2')"_s.arg(problem, redactedStoreLocation(storeLocation)));
         return 2;
     }
     auto listen = parseListen(parser.value(listenOption));
@@ -412,11 +424,12 @@ int main(int argc, char *argv[])
         return 2;
     }
 
-    SqliteDeliveryStore store;
-    if (auto opened = store.open(WorkspaceFolder::storeFile(workspaceDir)); !opened) {
-        printError(opened.error());
+    auto openedStore = openDeliveryStore(storeLocation, WorkspaceFolder::storeFile(workspaceDir));
+    if (!openedStore) {
+        printError(openedStore.error());
         return 2;
     }
+    const std::unique_ptr<DeliveryStore> store = std::move(openedStore).value();
 
     std::unique_ptr<Clock> clock;
     if (timeScale == 1.0)
@@ -454,7 +467,7 @@ int main(int argc, char *argv[])
     DeadLetterRouter deadLetterSink(&folderSink, &azureBlobSink);
     // Endpoint validation state, so a validated webhook is not validated again at each start.
     ProvisioningFile provisioningFile(ProvisioningFile::defaultPath(workspaceDir));
-    Engine engine(clock.get(), &network, &store, &deadLetterSink, options);
+    Engine engine(clock.get(), &network, store.get(), &deadLetterSink, options);
     engine.setDeliveryLanes(Engine::recommendedDeliveryLanes());
     engine.setProvisioningStore(&provisioningFile);
     engine.setSecretResolver([secretCache](const QString &topic, const QString &subscription,
@@ -496,7 +509,7 @@ int main(int argc, char *argv[])
 
     const int exitCode = app.exec();
     engine.shutdown();
-    store.close();
+    store->close();
     lock.release();
     qCInfo(lcDaemon) << "stopped";
     return exitCode;

@@ -11,7 +11,7 @@
 #include "../io/SecretCache.h"
 #include "../io/TopicEndpoint.h"
 #include "../io/WorkspaceFolder.h"
-#include "../store/SqliteDeliveryStore.h"
+#include "../store/DeliveryStores.h"
 
 #include <QDir>
 #include <QFile>
@@ -65,11 +65,12 @@ EngineWorker::StartResult EngineWorker::open(const Settings &settings)
         result.error = workspace.error();
         return result;
     }
-    m_store = std::make_unique<SqliteDeliveryStore>();
-    if (auto opened = m_store->open(WorkspaceFolder::storeFile(directory)); !opened) {
-        result.error = opened.error();
+    auto store = openDeliveryStore(settings.storeLocation, WorkspaceFolder::storeFile(directory));
+    if (!store) {
+        result.error = store.error();
         return result;
     }
+    m_store = std::move(store).value();
     if (settings.timeScale == 1.0)
         m_clock = std::make_unique<SystemClock>();
     else
@@ -224,9 +225,7 @@ void EngineWorker::shutdown()
     m_folderSink.reset();
     m_network.reset();
     m_clock.reset();
-    if (m_store)
-        m_store->close();
-    m_store.reset();
+    m_store.reset(); // closes it
     m_lock.reset();
 }
 

@@ -29,7 +29,7 @@ class Engine;
 class FolderDeadLetterSink;
 class ProvisioningFile;
 class SecretCache;
-class SqliteDeliveryStore;
+class DeliveryStore;
 class TopicEndpoint;
 
 // Everything of an open workspace that lives on the engine thread: store, clock, access manager,
@@ -56,6 +56,9 @@ public:
         // The port the workspace's webhooks name its own test receivers by (0: listenPort). When
         // the endpoint listens on another one, they are sent there (ReceiverAlias).
         quint16 receiverPort = 0;
+        // Where the engine keeps its deliveries (DeliveryStores.h): empty for the workspace's own
+        // SQLite store, or a postgresql:// URL.
+        QString storeLocation;
         double timeScale = 1.0;
         bool jitter = true;
         int snapshotIntervalMs = 250;
@@ -93,7 +96,7 @@ public:
     // The workspace folder, once started.
     const QString &directory() const { return m_directory; }
     Engine &engine() { return *m_engine; }
-    SqliteDeliveryStore &store() { return *m_store; }
+    DeliveryStore &store() { return *m_store; }
     // Reads a dead letter's blob from its destination (the local container or Azure Storage).
     void readDeadLetterBlob(const DeadLetterDestination &destination, const QString &blobPath,
                             std::function<void(const Expected<QByteArray> &)> done);
@@ -113,7 +116,7 @@ private:
     void recordReceived(const ReceivedRequest &record);
 
     std::unique_ptr<WorkspaceLock> m_lock; // held from start() to the end of shutdown()
-    std::unique_ptr<SqliteDeliveryStore> m_store;
+    std::unique_ptr<DeliveryStore> m_store;
     std::unique_ptr<Clock> m_clock;
     std::unique_ptr<QNetworkAccessManager> m_network;
     std::unique_ptr<FolderDeadLetterSink> m_folderSink;

@@ -57,25 +57,12 @@ QStringList decodeEventIds(QByteArrayView encoded)
 
 AttemptLogEntry readAttemptLogEntry(const SqliteStatement &row)
 {
-    AttemptLogEntry entry;
-    entry.id = row.columnInt64(0);
-    entry.timeMs = row.columnInt64(1);
-    entry.topic = row.columnText(2);
-    entry.subscription = row.columnText(3);
-    entry.eventIds = decodeEventIds(row.columnBlob(4));
-    entry.attempt = row.columnInt(5);
-    entry.httpStatus = row.columnInt(6);
-    entry.outcome = static_cast<DeliveryOutcome>(row.columnInt(7));
-    entry.durationMs = row.columnInt64(8);
-    entry.nextDueMs = row.columnInt64(9);
-    return entry;
+    return readAttemptLogEntryRow(row);
 }
 
 void bindAttempt(SqliteStatement &statement, const AttemptLogEntry &entry)
 {
-    statement.bindAll(entry.timeMs, entry.topic, entry.subscription, entry.attempt,
-                      entry.httpStatus, static_cast<int>(entry.outcome), entry.durationMs,
-                      entry.nextDueMs);
+    bindAttemptValues(statement, entry);
 }
 
 QByteArray insertAttemptEventsSql()
@@ -106,7 +93,8 @@ QByteArray newestAttemptsSql()
 
 QByteArray attemptsAfterSql()
 {
-    return "SELECT "_ba + AttemptLogColumns + " FROM attempt_log WHERE id > ? ORDER BY id LIMIT ?"_ba;
+    return "SELECT "_ba + AttemptLogColumns
+        + " FROM attempt_log WHERE id > ? ORDER BY id LIMIT ?"_ba;
 }
 
 QByteArray attemptsOfEventSql()

@@ -34,12 +34,37 @@ AttemptLogEntry readAttemptLogEntry(const SqliteStatement &row);
 // the ids before the damage.
 QStringList decodeEventIds(QByteArrayView encoded);
 
+// The mapping of readAttemptLogEntry(), for any row with SqliteStatement's column readers
+// (PostgresResult too) whose fifth column is encoded as decodeEventIds() reads it.
+template<typename Row> AttemptLogEntry readAttemptLogEntryRow(const Row &row)
+{
+    AttemptLogEntry entry;
+    entry.id = row.columnInt64(0);
+    entry.timeMs = row.columnInt64(1);
+    entry.topic = row.columnText(2);
+    entry.subscription = row.columnText(3);
+    entry.eventIds = decodeEventIds(row.columnBlob(4));
+    entry.attempt = row.columnInt(5);
+    entry.httpStatus = row.columnInt(6);
+    entry.outcome = static_cast<DeliveryOutcome>(row.columnInt(7));
+    entry.durationMs = row.columnInt64(8);
+    entry.nextDueMs = row.columnInt64(9);
+    return entry;
+}
+
 // Adds one attempt; bindAttempt() binds an entry (all but its id, which the table assigns, and
 // its event ids, which go to attempt_events) to the statement's parameters.
 inline constexpr char InsertAttemptSql[]
     = "INSERT INTO attempt_log (time_ms, topic, subscription, attempt, http_status, outcome,"
       " duration_ms, next_due_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 void bindAttempt(SqliteStatement &statement, const AttemptLogEntry &entry);
+template<typename Statement>
+void bindAttemptValues(Statement &statement, const AttemptLogEntry &entry)
+{
+    statement.bindAll(entry.timeMs, entry.topic, entry.subscription, entry.attempt,
+                      entry.httpStatus, static_cast<int>(entry.outcome), entry.durationMs,
+                      entry.nextDueMs);
+}
 // One event of an attempt: attempt id, position (0 for the first event of the request), event id.
 inline constexpr char InsertAttemptEventSql[]
     = "INSERT INTO attempt_events (attempt_id, position, event_id) VALUES (?, ?, ?)";

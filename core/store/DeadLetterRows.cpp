@@ -12,38 +12,15 @@ namespace EventDesk {
 
 DeadLetterEntry readDeadLetter(const SqliteStatement &row)
 {
-    DeadLetterEntry entry;
-    entry.id = row.columnInt64(0);
-    entry.topic = row.columnText(1);
-    entry.subscription = row.columnText(2);
-    entry.eventId = row.columnText(3);
-    entry.reason = static_cast<DeadLetterReason>(row.columnInt(4));
-    entry.lastOutcome = static_cast<DeliveryOutcome>(row.columnInt(5));
-    entry.lastHttpStatus = row.columnInt(6);
-    entry.attempts = row.columnInt(7);
-    entry.publishMs = row.columnInt64(8);
-    entry.lastAttemptMs = row.columnInt64(9);
-    entry.deadLetteredMs = row.columnInt64(10);
-    entry.blobPath = row.columnText(11);
-    entry.record = row.columnBlob(12);
-    entry.eventType = row.columnText(13);
-    entry.subject = row.columnText(14);
-    entry.dataVersion = row.columnText(15);
-    entry.eventTime = row.columnText(16);
-    entry.eventBody = row.columnBlob(17);
-    return entry;
+    return readDeadLetterRow(row);
 }
 
 void bindDeadLetter(SqliteStatement &statement, const DeadLetterEntry &entry)
 {
-    statement.bindAll(entry.topic, entry.subscription, entry.eventId,
-                      static_cast<int>(entry.reason), static_cast<int>(entry.lastOutcome),
-                      entry.lastHttpStatus, entry.attempts, entry.publishMs, entry.lastAttemptMs,
-                      entry.deadLetteredMs, entry.blobPath, entry.record, entry.eventType,
-                      entry.subject, entry.dataVersion, entry.eventTime, entry.eventBody);
+    bindDeadLetterValues(statement, entry);
 }
 
-SqlConditions deadLetterConditions(const DeadLetterQuery &query)
+SqlConditions deadLetterConditions(const DeadLetterQuery &query, QByteArrayView textCondition)
 {
     SqlConditions conditions;
     if (!query.topic.isEmpty())
@@ -66,7 +43,7 @@ SqlConditions deadLetterConditions(const DeadLetterQuery &query)
     if (!query.text.isEmpty()) {
         // LIKE ignores the case of ASCII letters, which is what a search box user expects; the
         // record is a BLOB, and SQLite compares BLOBs case-sensitively unless cast to TEXT.
-        conditions.add("CAST(record AS TEXT) LIKE ? ESCAPE '\\'", likeContainsPattern(query.text));
+        conditions.add(textCondition, likeContainsPattern(query.text));
     }
     // Keyset pagination (id < beforeId) costs the same on every page, unlike OFFSET.
     if (query.beforeId > 0)
@@ -100,28 +77,12 @@ QByteArray deadLettersOfEventSql()
 
 void bindResubmission(SqliteStatement &statement, const ResubmissionEntry &entry)
 {
-    statement.bindAll(entry.timeMs, entry.deadLetterId, entry.eventId, entry.topic,
-                      entry.fromSubscription, static_cast<int>(entry.reason), entry.deadLetteredMs,
-                      entry.toSubscription, entry.deliveryId, static_cast<int>(entry.route));
+    bindResubmissionValues(statement, entry);
 }
 
 ResubmissionEntry readResubmission(const SqliteStatement &row)
 {
-    ResubmissionEntry entry;
-    entry.id = row.columnInt64(0);
-    entry.timeMs = row.columnInt64(1);
-    entry.deadLetterId = row.columnInt64(2);
-    entry.eventId = row.columnText(3);
-    entry.topic = row.columnText(4);
-    entry.fromSubscription = row.columnText(5);
-    entry.reason = static_cast<DeadLetterReason>(row.columnInt(6));
-    entry.deadLetteredMs = row.columnInt64(7);
-    entry.toSubscription = row.columnText(8);
-    entry.deliveryId = row.columnInt64(9);
-    entry.route = row.columnInt(10) == int(ResubmitRoute::ToSubscription)
-        ? ResubmitRoute::ToSubscription
-        : ResubmitRoute::ThroughTopic;
-    return entry;
+    return readResubmissionRow(row);
 }
 
 QByteArray resubmissionsOfEventSql()

@@ -240,6 +240,10 @@ public:
 
     virtual Expected<QList<DroppedEntry>> droppedDeliveries(int limit) = 0;
     virtual Expected<QList<AttemptLogEntry>> attemptLog(int limit) = 0; // newest first
+
+    // Lets go of the file or connection once the engine has committed everything (before the
+    // workspace lock is released); later calls fail as "not open".
+    virtual void close() { }
 };
 
 } // namespace EventDesk

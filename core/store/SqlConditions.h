@@ -38,6 +38,8 @@ public:
     // Binds the values to parameters 1, 2, ...; returns how many it bound, so that the caller
     // knows the position of its own parameters after them (a LIMIT, say).
     int bind(SqliteStatement &statement) const;
+    // The values in the order of their placeholders, for a backend that binds them itself.
+    const std::vector<Value> &values() const { return m_values; }
 
 private:
     QList<QByteArray> m_conditions;

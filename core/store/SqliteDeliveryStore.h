@@ -31,7 +31,7 @@ public:
     // Creates the schema when the file is new; refuses a file that is not an EventDesk store
     // (the error names the file).
     Expected<void> open(const QString &filePath);
-    void close();
+    void close() override;
 
     Expected<MaxIds> maxIds() override;
     Expected<void> insertPublished(const QList<StoredEvent> &events,

@@ -1,0 +1,461 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
+#include "PostgresConnection.h"
+
+#include "StoreLocation.h"
+
+#include <QUrl>
+#include <QUrlQuery>
+#include <QtEndian>
+
+#include <libpq-fe.h>
+
+using namespace Qt::StringLiterals;
+
+namespace EventDesk {
+
+namespace {
+
+// Type OIDs of PostgreSQL's catalog (pg_type.dat); fixed since PostgreSQL 7.
+constexpr Oid ByteaOid = 17;
+constexpr Oid Int8Oid = 20;
+constexpr Oid TextOid = 25;
+constexpr Oid TextArrayOid = 1009;
+constexpr Oid Int8ArrayOid = 1016;
+
+constexpr int BinaryFormat = 1;
+
+// A pipeline syncs after this many commands and reads their answers before it sends more:
+// otherwise the server's answers to a very large transaction could fill the socket buffers of
+// both sides while neither reads, and both would wait for ever.
+constexpr int CommandsPerSync = 1000;
+
+void appendInt32(QByteArray &bytes, qint32 value)
+{
+    const qint32 big = qToBigEndian(value);
+    bytes.append(reinterpret_cast<const char *>(&big), sizeof big);
+}
+
+void appendInt64(QByteArray &bytes, qint64 value)
+{
+    const qint64 big = qToBigEndian(value);
+    bytes.append(reinterpret_cast<const char *>(&big), sizeof big);
+}
+
+// The binary header of a one-dimensional array without NULLs (array_send()).
+QByteArray arrayHeader(Oid elementType, qsizetype count)
+{
+    QByteArray bytes;
+    appendInt32(bytes, count > 0 ? 1 : 0); // dimensions: an empty array has none
+    appendInt32(bytes, 0); // no NULL elements
+    appendInt32(bytes, qint32(elementType));
+    if (count > 0) {
+        appendInt32(bytes, qint32(count));
+        appendInt32(bytes, 1); // lower bound
+    }
+    return bytes;
+}
+
+void ignoreNotice(void *, const char *)
+{
+}
+
+} // namespace
+
+// --- PostgresParameters -------------------------------------------------------------------------
+
+void PostgresParameters::append(unsigned int type, QByteArray value, bool isNull)
+{
+    m_types.push_back(type);
+    m_lengths.push_back(isNull ? 0 : int(value.size()));
+    m_formats.push_back(BinaryFormat);
+    m_nulls.push_back(isNull);
+    m_values.push_back(std::move(value));
+    // A QByteArray's bytes stay where they are when the vector moves it, but the vector may have
+    // moved the others: the pointers are taken again.
+    m_pointers.clear();
+    for (size_t i = 0; i < m_values.size(); ++i)
+        m_pointers.push_back(m_nulls[i] ? nullptr : m_values[i].constData());
+}
+
+void PostgresParameters::bind(qint64 value)
+{
+    QByteArray bytes;
+    bytes.reserve(8);
+    appendInt64(bytes, value);
+    append(Int8Oid, std::move(bytes), false);
+}
+
+void PostgresParameters::bind(const QString &text)
+{
+    if (text.isNull()) {
+        append(TextOid, QByteArray(), true);
+        return;
+    }
+    QByteArray utf8 = text.toUtf8();
+    if (utf8.isNull())
+        utf8 = QByteArray("", 0);
+    append(TextOid, std::move(utf8), false);
+}
+
+void PostgresParameters::bind(const QByteArray &bytes)
+{
+    if (bytes.isNull()) {
+        append(ByteaOid, QByteArray(), true);
+        return;
+    }
+    append(ByteaOid, bytes, false);
+}
+
+void PostgresParameters::bindNull()
+{
+    append(Int8Oid, QByteArray(), true);
+}
+
+void PostgresParameters::bindArray(const std::vector<qint64> &values)
+{
+    QByteArray bytes = arrayHeader(Int8Oid, qsizetype(values.size()));
+    bytes.reserve(bytes.size() + qsizetype(values.size()) * 12);
+    for (const qint64 value : values) {
+        appendInt32(bytes, 8);
+        appendInt64(bytes, value);
+    }
+    append(Int8ArrayOid, std::move(bytes), false);
+}
+
+void PostgresParameters::bindArray(const QStringList &texts)
+{
+    QByteArray bytes = arrayHeader(TextOid, texts.size());
+    for (const QString &text : texts) {
+        const QByteArray utf8 = text.toUtf8();
+        appendInt32(bytes, qint32(utf8.size()));
+        bytes.append(utf8);
+    }
+    append(TextArrayOid, std::move(bytes), false);
+}
+
+// --- PostgresResult -----------------------------------------------------------------------------
+
+void PostgresResult::Clearer::operator()(pg_result *result) const
+{
+    PQclear(result);
+}
+
+PostgresResult::PostgresResult(pg_result *result)
+    : m_result(result)
+{
+}
+
+int PostgresResult::rowCount() const
+{
+    return m_result ? PQntuples(m_result.get()) : 0;
+}
+
+bool PostgresResult::isNull(int column) const
+{
+    return PQgetisnull(m_result.get(), m_row, column) != 0;
+}
+
+qint64 PostgresResult::columnInt64(int column) const
+{
+    if (isNull(column))
+        return 0;
+    const char *bytes = PQgetvalue(m_result.get(), m_row, column);
+    switch (PQgetlength(m_result.get(), m_row, column)) {
+    case 8:
+        return qFromBigEndian<qint64>(bytes);
+    case 4:
+        return qFromBigEndian<qint32>(bytes);
+    case 2:
+        return qFromBigEndian<qint16>(bytes);
+    case 1:
+        return bytes[0] != 0; // boolean
+    default:
+        return 0;
+    }
+}
+
+QString PostgresResult::columnText(int column) const
+{
+    if (isNull(column))
+        return QString();
+    const int length = PQgetlength(m_result.get(), m_row, column);
+    if (length == 0)
+        return u""_s;
+    return QString::fromUtf8(PQgetvalue(m_result.get(), m_row, column), length);
+}
+
+QByteArray PostgresResult::columnBlob(int column) const
+{
+    if (isNull(column))
+        return QByteArray();
+    const int length = PQgetlength(m_result.get(), m_row, column);
+    if (length == 0)
+        return QByteArray("", 0);
+    return QByteArray(PQgetvalue(m_result.get(), m_row, column), length);
+}
+
+// --- PostgresConnection -------------------------------------------------------------------------
+
+PostgresConnection::PostgresConnection(const QString &url)
+    : m_url(url)
+    , m_displayUrl(redactedStoreLocation(url))
+{
+    const QUrl parsed(url, QUrl::TolerantMode);
+    m_password = parsed.password(QUrl::FullyDecoded);
+    if (m_password.isEmpty())
+        m_password = QUrlQuery(parsed).queryItemValue(u"password"_s, QUrl::FullyDecoded);
+}
+
+PostgresConnection::~PostgresConnection()
+{
+    disconnect();
+}
+
+bool PostgresConnection::isConnected() const
+{
+    return m_connection && PQstatus(m_connection) == CONNECTION_OK;
+}
+
+void PostgresConnection::disconnect()
+{
+    if (m_connection)
+        PQfinish(m_connection);
+    m_connection = nullptr;
+    m_prepared.clear();
+}
+
+Expected<void> PostgresConnection::ensureConnected()
+{
+    if (isConnected())
+        return {};
+    disconnect();
+    const QByteArray url = m_url.toUtf8();
+    // Defaults first: values the URL names itself win (only the dbname entry is expanded). The
+    // keepalives and the TCP user timeout end a call on a server that vanished without closing
+    // the connection (a pulled cable, a paused VM) within about a minute instead of never.
+    const char *const keywords[] = {"client_encoding",
+                                    "connect_timeout",
+                                    "application_name",
+                                    "keepalives_idle",
+                                    "keepalives_interval",
+                                    "keepalives_count",
+                                    "tcp_user_timeout",
+                                    "dbname",
+                                    nullptr};
+    const char *const values[]
+        = {"UTF8", "10", "eventdesk", "30", "10", "3", "60000", url.constData(), nullptr};
+    m_connection = PQconnectdbParams(keywords, values, 1);
+    if (!m_connection)
+        return error(u"connect"_s, u"out of memory"_s);
+    if (PQstatus(m_connection) != CONNECTION_OK) {
+        const QString cause = lastErrorText();
+        disconnect();
+        return error(u"connect"_s, cause);
+    }
+    // Notices ("relation already exists, skipping", ...) are no errors and not for stderr.
+    PQsetNoticeProcessor(m_connection, ignoreNotice, nullptr);
+    return {};
+}
+
+QString PostgresConnection::lastErrorText() const
+{
+    QString text = m_connection ? QString::fromUtf8(PQerrorMessage(m_connection)).trimmed()
+                                : u"not connected"_s;
+    if (!m_password.isEmpty())
+        text.replace(m_password, u"***"_s);
+    return text.isEmpty() ? u"unknown error"_s : text;
+}
+
+QString PostgresConnection::resultErrorText(pg_result *result) const
+{
+    QString text = result ? QString::fromUtf8(PQresultErrorMessage(result)).trimmed() : QString();
+    if (text.isEmpty())
+        return lastErrorText();
+    if (!m_password.isEmpty())
+        text.replace(m_password, u"***"_s);
+    return text;
+}
+
+Error PostgresConnection::error(const QString &what) const
+{
+    return Error(u"Store %1: could not %2"_s.arg(m_displayUrl, what));
+}
+
+Error PostgresConnection::error(const QString &what, const QString &cause) const
+{
+    QString scrubbed = cause;
+    if (!m_password.isEmpty())
+        scrubbed.replace(m_password, u"***"_s);
+    return Error(u"Store %1: could not %2: %3"_s.arg(m_displayUrl, what, scrubbed));
+}
+
+Expected<PostgresResult> PostgresConnection::run(const QByteArray &sql, const QString &what)
+{
+    if (auto connected = ensureConnected(); !connected)
+        return Error(connected.error());
+    pg_result *result = PQexecParams(m_connection, sql.constData(), 0, nullptr, nullptr, nullptr,
+                                     nullptr, BinaryFormat);
+    const ExecStatusType status = result ? PQresultStatus(result) : PGRES_FATAL_ERROR;
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+        const QString cause = resultErrorText(result);
+        PQclear(result);
+        return error(what, cause);
+    }
+    return PostgresResult(result);
+}
+
+Expected<QByteArray> PostgresConnection::preparedName(const QByteArray &sql,
+                                                      const PostgresParameters &parameters,
+                                                      const QString &what)
+{
+    if (auto it = m_prepared.find(sql); it != m_prepared.end())
+        return it->second;
+    const QByteArray name = "eventdesk_" + QByteArray::number(qulonglong(m_prepared.size()));
+    pg_result *prepared = PQprepare(m_connection, name.constData(), sql.constData(),
+                                    parameters.count(), parameters.types());
+    const bool ok = prepared && PQresultStatus(prepared) == PGRES_COMMAND_OK;
+    const QString cause = ok ? QString() : resultErrorText(prepared);
+    PQclear(prepared);
+    if (!ok)
+        return error(u"prepare to %1"_s.arg(what), cause);
+    m_prepared.emplace(sql, name);
+    return name;
+}
+
+Expected<PostgresResult> PostgresConnection::execute(const QByteArray &sql,
+                                                     const PostgresParameters &parameters,
+                                                     const QString &what)
+{
+    if (auto connected = ensureConnected(); !connected)
+        return Error(connected.error());
+    const auto name = preparedName(sql, parameters, what);
+    if (!name)
+        return Error(name.error());
+    pg_result *result
+        = PQexecPrepared(m_connection, name->constData(), parameters.count(), parameters.values(),
+                         parameters.lengths(), parameters.formats(), BinaryFormat);
+    const ExecStatusType status = result ? PQresultStatus(result) : PGRES_FATAL_ERROR;
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+        const QString cause = resultErrorText(result);
+        PQclear(result);
+        return error(what, cause);
+    }
+    return PostgresResult(result);
+}
+
+void PostgresConnection::rollbackIfNeeded()
+{
+    if (!m_connection || PQstatus(m_connection) != CONNECTION_OK) {
+        disconnect();
+        return;
+    }
+    const PGTransactionStatusType state = PQtransactionStatus(m_connection);
+    if (state == PQTRANS_INTRANS || state == PQTRANS_INERROR)
+        PQclear(PQexec(m_connection, "ROLLBACK"));
+}
+
+Expected<std::vector<PostgresResult>>
+PostgresConnection::transaction(const QList<PostgresCommand> &commands, const QStringList &whats)
+{
+    Q_ASSERT(commands.size() == whats.size());
+    if (auto connected = ensureConnected(); !connected)
+        return Error(connected.error());
+    // Prepared outside the pipeline (once per connection and statement), so that the pipeline
+    // holds nothing but the transaction.
+    std::vector<QByteArray> names;
+    names.reserve(size_t(commands.size()));
+    for (qsizetype i = 0; i < commands.size(); ++i) {
+        const auto name = preparedName(commands[i].sql, commands[i].parameters, whats[i]);
+        if (!name)
+            return Error(name.error());
+        names.push_back(name.value());
+    }
+    if (PQenterPipelineMode(m_connection) != 1)
+        return error(u"start a pipeline"_s, lastErrorText());
+
+    // The items of the pipeline: BEGIN (item 0), the commands, COMMIT (the last item).
+    const qsizetype itemCount = commands.size() + 2;
+    const auto isCommand = [itemCount](qsizetype item) {
+        return item > 0 && item < itemCount - 1;
+    };
+    const auto itemWhat = [&](qsizetype item) {
+        if (item == 0)
+            return u"begin a transaction"_s;
+        return isCommand(item) ? whats[item - 1] : u"commit"_s;
+    };
+
+    std::vector<PostgresResult> results;
+    results.reserve(size_t(commands.size()));
+    QString failure; // the first error: what failed and why
+    bool broken = false; // an answer missing: the connection is gone or out of step
+
+    // Reads the answers to the items first .. first + count - 1, then that of their sync.
+    const auto readAnswers = [&](qsizetype first, qsizetype count) {
+        for (qsizetype item = first; item < first + count; ++item) {
+            pg_result *result = PQgetResult(m_connection);
+            if (!result) {
+                broken = true;
+                if (failure.isEmpty())
+                    failure = u"%1: %2"_s.arg(itemWhat(item), lastErrorText());
+                return;
+            }
+            const ExecStatusType status = PQresultStatus(result);
+            if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+                if (failure.isEmpty() && status != PGRES_PIPELINE_ABORTED)
+                    failure = u"%1: %2"_s.arg(itemWhat(item), resultErrorText(result));
+                PQclear(result);
+            } else if (isCommand(item)) {
+                results.emplace_back(result);
+            } else {
+                PQclear(result);
+            }
+            // Each item's answers end with a null result.
+            while (pg_result *rest = PQgetResult(m_connection))
+                PQclear(rest);
+        }
+        pg_result *sync = PQgetResult(m_connection);
+        if (!sync || PQresultStatus(sync) != PGRES_PIPELINE_SYNC) {
+            broken = true;
+            if (failure.isEmpty())
+                failure = u"finish the pipeline: %1"_s.arg(resultErrorText(sync));
+        }
+        PQclear(sync);
+    };
+
+    // A sync after every CommandsPerSync items; nothing more is sent once an item has failed.
+    bool sent = true;
+    for (qsizetype first = 0; first < itemCount && failure.isEmpty() && sent && !broken;
+         first += CommandsPerSync) {
+        const qsizetype count = std::min<qsizetype>(CommandsPerSync, itemCount - first);
+        for (qsizetype item = first; item < first + count && sent; ++item) {
+            if (!isCommand(item)) {
+                sent = PQsendQueryParams(m_connection, item == 0 ? "BEGIN" : "COMMIT", 0, nullptr,
+                                         nullptr, nullptr, nullptr, BinaryFormat)
+                    == 1;
+                continue;
+            }
+            const PostgresParameters &parameters = commands[item - 1].parameters;
+            sent = PQsendQueryPrepared(m_connection, names[size_t(item - 1)].constData(),
+                                       parameters.count(), parameters.values(),
+                                       parameters.lengths(), parameters.formats(), BinaryFormat)
+                == 1;
+        }
+        sent = sent && PQpipelineSync(m_connection) == 1;
+        if (sent)
+            readAnswers(first, count);
+    }
+    if (!sent && failure.isEmpty())
+        failure = u"send the transaction: %1"_s.arg(lastErrorText());
+    if (broken || !sent || PQexitPipelineMode(m_connection) != 1) {
+        // The pipeline is in an unknown state: a new connection is cleaner than repairing it.
+        disconnect();
+    } else if (!failure.isEmpty()) {
+        rollbackIfNeeded();
+    }
+    if (!failure.isEmpty())
+        return error(failure);
+    return results;
+}
+
+} // namespace EventDesk

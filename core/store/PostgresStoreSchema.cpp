@@ -1,0 +1,159 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
+// What an EventDesk store is in PostgreSQL, how PostgresDeliveryStore recognizes one, and the
+// placeholder translation that lets the SQL of the shared row mappings run on it.
+
+#include "PostgresStoreState.h"
+
+#include "../Logging.h"
+
+using namespace Qt::StringLiterals;
+
+namespace EventDesk {
+
+namespace {
+
+// The tables mirror those of the SQLite store (SqliteStoreSchema.h, which says why each index
+// exists), with PostgreSQL's types: every integer is a bigint (the binary format then reads one
+// width), text is text, bytes are bytea. Ids the store assigns come from identity columns, which
+// never hand out an id twice, as SQLite's AUTOINCREMENT does.
+const QList<QByteArray> CreateStatements = {
+    // The store's identity and schema version; a database without it and without other tables
+    // is made a store, one with other tables is left alone.
+    "CREATE TABLE eventdesk_store (application text NOT NULL, version integer NOT NULL)"_ba,
+    "INSERT INTO eventdesk_store (application, version) VALUES ('EventDesk', "_ba
+        + QByteArray::number(PostgresSchemaVersion) + ')',
+    // High-water marks of the engine-assigned ids (maxIds()): events and deliveries are deleted
+    // when they reach their fate, and an id must not be handed out again after a restart.
+    "CREATE TABLE meta (key text PRIMARY KEY, value bigint NOT NULL)"_ba,
+    "INSERT INTO meta (key, value) VALUES ('max_event_seq', 0), ('max_delivery_id', 0)"_ba,
+    "CREATE TABLE events (seq bigint PRIMARY KEY, topic text, event_id text, event_type text,"
+    " subject text, data_version text, event_time text, publish_ms bigint, body bytea)"_ba,
+    "CREATE TABLE deliveries (id bigint PRIMARY KEY, event_seq bigint NOT NULL, topic text,"
+    " subscription text, state bigint, attempts bigint, due_ms bigint, publish_ms bigint,"
+    " last_outcome bigint, last_http_status bigint, last_attempt_ms bigint, reason bigint,"
+    " dl_unavailable_since_ms bigint)"_ba,
+    "CREATE INDEX deliveries_by_event ON deliveries (event_seq)"_ba,
+    "CREATE TABLE dead_letters (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, topic text,"
+    " subscription text, event_id text, reason bigint, last_outcome bigint,"
+    " last_http_status bigint, attempts bigint, publish_ms bigint, last_attempt_ms bigint,"
+    " dead_lettered_ms bigint, blob_path text, record bytea, event_type text, subject text,"
+    " data_version text, event_time text, event_body bytea)"_ba,
+    // The filters of deadLetterConditions(); an equality filter's index ends in id, so that a
+    // keyset page (id < beforeId, newest first) is a range of the index.
+    "CREATE INDEX dead_letters_by_subscription ON dead_letters (subscription, id)"_ba,
+    "CREATE INDEX dead_letters_by_topic_subscription ON dead_letters (topic, subscription, id)"_ba,
+    "CREATE INDEX dead_letters_by_reason ON dead_letters (reason, id)"_ba,
+    "CREATE INDEX dead_letters_by_outcome ON dead_letters (last_outcome, id)"_ba,
+    "CREATE INDEX dead_letters_by_time ON dead_letters (dead_lettered_ms)"_ba,
+    "CREATE INDEX dead_letters_by_event ON dead_letters (event_id)"_ba,
+    "CREATE TABLE dropped (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, topic text,"
+    " subscription text, event_id text, reason bigint, last_outcome bigint,"
+    " last_http_status bigint, attempts bigint, dropped_ms bigint)"_ba,
+    "CREATE INDEX dropped_by_event ON dropped (event_id)"_ba,
+    "CREATE TABLE attempt_log (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    " time_ms bigint, topic text, subscription text, attempt bigint, http_status bigint,"
+    " outcome bigint, duration_ms bigint, next_due_ms bigint)"_ba,
+    "CREATE TABLE attempt_events (attempt_id bigint NOT NULL, position bigint NOT NULL,"
+    " event_id text NOT NULL, PRIMARY KEY (attempt_id, position))"_ba,
+    "CREATE TABLE resubmissions (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    " time_ms bigint, dead_letter_id bigint, event_id text, topic text, from_subscription text,"
+    " reason bigint, dead_lettered_ms bigint, to_subscription text, delivery_id bigint,"
+    " route bigint)"_ba,
+    "CREATE INDEX resubmissions_by_event ON resubmissions (event_id)"_ba,
+    "CREATE TABLE probation (topic text NOT NULL, subscription text NOT NULL, state bigint,"
+    " cause bigint, until_ms bigint, duration_ms bigint, failures bigint,"
+    " PRIMARY KEY (topic, subscription))"_ba,
+};
+
+// Whether the store table exists, and how many tables, views and sequences the schema the
+// connection creates its tables in holds.
+constexpr char IdentifySql[]
+    = "SELECT to_regclass('eventdesk_store') IS NOT NULL, (SELECT count(*) FROM "
+      "pg_catalog.pg_class c"
+      " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+      " WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S'))";
+
+} // namespace
+
+QByteArray postgresPlaceholders(QByteArrayView sql)
+{
+    QByteArray converted;
+    converted.reserve(sql.size() + 16);
+    int number = 0;
+    bool quoted = false;
+    for (const char character : sql) {
+        if (character == '\'')
+            quoted = !quoted;
+        if (character == '?' && !quoted) {
+            converted += '$' + QByteArray::number(++number);
+            continue;
+        }
+        converted += character;
+    }
+    return converted;
+}
+
+void bindConditions(PostgresParameters &parameters, const SqlConditions &conditions)
+{
+    for (const SqlConditions::Value &value : conditions.values())
+        std::visit([&](const auto &bound) { parameters.bind(bound); }, value);
+}
+
+Expected<void> PostgresStoreState::openSchema()
+{
+    const QString what = u"read what the database holds"_s;
+    auto identity = connection->run(IdentifySql, what);
+    if (!identity)
+        return Error(identity.error());
+    if (identity->rowCount() != 1)
+        return connection->error(what, u"no answer"_s);
+    const bool isStore = identity->columnInt64(0) != 0;
+    const qint64 objectCount = identity->columnInt64(1);
+
+    if (isStore) {
+        auto version = connection->run("SELECT application, version FROM eventdesk_store"_ba,
+                                       u"read the store's schema version"_s);
+        if (!version)
+            return Error(version.error());
+        if (version->rowCount() != 1 || version->columnText(0) != u"EventDesk"_s)
+            return connection->error(u"open it: its eventdesk_store table is damaged (it must "
+                                     "hold one row, 'EventDesk' and the schema version)"_s);
+        const qint64 found = version->columnInt64(1);
+        if (found > PostgresSchemaVersion) {
+            return connection->error(
+                u"open it: it was written by a newer EventDesk (store version %1, this build "
+                "reads version %2)"_s.arg(found)
+                    .arg(PostgresSchemaVersion));
+        }
+        if (found < 1)
+            return connection->error(u"open it: its schema version %1 is not valid"_s.arg(found));
+        return {};
+    }
+    if (objectCount > 0) {
+        return connection->error(
+            u"open it: the database holds %1 tables or other objects of another application and "
+            "no EventDesk store; it was left unchanged (give EventDesk an empty database)"_s.arg(
+                objectCount));
+    }
+
+    // One transaction: a store exists completely or not at all. Two engines creating the same
+    // store at once: the second one's CREATE TABLE fails, and it finds the store at its next open.
+    const QString create = u"create the store schema"_s;
+    if (auto begun = connection->run("BEGIN"_ba, create); !begun)
+        return Error(begun.error());
+    for (const QByteArray &sql : CreateStatements) {
+        if (auto done = connection->run(sql, create); !done) {
+            // The connection may be gone with the failure: then the server rolls back.
+            if (connection->isConnected())
+                (void)connection->run("ROLLBACK"_ba, u"roll back"_s);
+            return Error(done.error());
+        }
+    }
+    if (auto committed = connection->run("COMMIT"_ba, create); !committed)
+        return Error(committed.error());
+    qCInfo(lcStore).noquote() << "Created delivery store" << connection->displayUrl();
+    return {};
+}
+
+} // namespace EventDesk

@@ -1,0 +1,102 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The state of a PostgresDeliveryStore, shared by the files that implement it: the connection and
+// schema (PostgresDeliveryStore.cpp, PostgresStoreSchema.cpp), the write path
+// (PostgresStoreWrites.cpp) and the queries (PostgresStoreQueries.cpp). Not for use outside
+// core/store.
+
+#include "DeliveryStore.h"
+#include "PostgresConnection.h"
+#include "SqlConditions.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QStringList>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+
+namespace EventDesk {
+
+// The schema version this build writes and reads (the one row of eventdesk_store).
+inline constexpr int PostgresSchemaVersion = 1;
+
+// sql with SQLite's '?' placeholders numbered as PostgreSQL's $1, $2, ... ('?' inside a quoted
+// literal stays), so that the SQL of the shared row mappings (DeadLetterRows.h) serves both.
+QByteArray postgresPlaceholders(QByteArrayView sql);
+
+// Binds the values of conditions to parameters (in order), as SqlConditions::bind() does.
+void bindConditions(PostgresParameters &parameters, const SqlConditions &conditions);
+
+// Statements of a transaction, each with what it does (for the error of the one that fails).
+struct PostgresTransaction
+{
+    QList<PostgresCommand> commands;
+    QStringList whats;
+
+    PostgresParameters &add(const QByteArray &sql, const QString &what)
+    {
+        commands.append(PostgresCommand {sql, {}});
+        whats.append(what);
+        return commands.last().parameters;
+    }
+};
+
+struct PostgresStoreState
+{
+    explicit PostgresStoreState(int maxRows)
+        : maxAttemptLogRows(std::max(1, maxRows))
+    {
+    }
+
+    // Every public call holds it: the engine stores large publishes on its parser threads while
+    // its own thread commits delivery changes, and one libpq connection serves one call at a
+    // time. Recursive, because a visitor of forEachUnfinishedDelivery may call back into the store.
+    std::recursive_mutex mutex;
+    std::unique_ptr<PostgresConnection> connection; // null: not open
+
+    const int maxAttemptLogRows;
+    // attempt_log ids up to this one are trimmed already: the trim's DELETE starts after it
+    // instead of walking the index entries of rows it removed before (see writeAttempts()).
+    qint64 attemptLogTrimmedThrough = 0;
+
+    Error notOpen() const
+    {
+        using namespace Qt::StringLiterals;
+        return Error(u"The delivery store is not open."_s);
+    }
+
+    // PostgresStoreSchema.cpp: makes the connected database a store of PostgresSchemaVersion, or
+    // says why it cannot be one.
+    Expected<void> openSchema();
+
+    // PostgresStoreWrites.cpp: the statements of insertPublished(), for its transaction or that of
+    // insertResubmitted().
+    void addPublished(PostgresTransaction &transaction, const QList<StoredEvent> &events,
+                      const QList<DeliveryRecord> &deliveries) const;
+    void addAttempts(PostgresTransaction &transaction,
+                     const QList<AttemptLogEntry> &attempts) const;
+
+    // Runs the statement and reads every row of its answer with read.
+    template<typename Row, typename Read>
+    Expected<QList<Row>> collect(const QByteArray &sql, const PostgresParameters &parameters,
+                                 const QString &what, Read read)
+    {
+        auto result = connection->execute(sql, parameters, what);
+        if (!result)
+            return Error(result.error());
+        QList<Row> rows;
+        const int count = result->rowCount();
+        rows.reserve(count);
+        for (int row = 0; row < count; ++row) {
+            result->setRow(row);
+            rows.append(read(result.value()));
+        }
+        return rows;
+    }
+};
+
+} // namespace EventDesk

@@ -1,0 +1,236 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
+// The write path of PostgresDeliveryStore: publishes, group commits of delivery changes, the
+// delivery log, resubmissions and the removal of dead letters. Each call is one transaction sent
+// as one pipeline (PostgresConnection::transaction()).
+
+#include "PostgresDeliveryStore.h"
+
+#include "AttemptLogRows.h"
+#include "DeadLetterRows.h"
+#include "PostgresStoreState.h"
+
+#include <vector>
+
+using namespace Qt::StringLiterals;
+
+namespace EventDesk {
+
+namespace {
+
+const QByteArray InsertEventSql
+    = "INSERT INTO events (seq, topic, event_id, event_type, subject, data_version, event_time,"
+      " publish_ms, body) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"_ba;
+const QByteArray InsertDeliverySql
+    = "INSERT INTO deliveries (id, event_seq, topic, subscription, state, attempts, due_ms,"
+      " publish_ms, last_outcome, last_http_status, last_attempt_ms, reason,"
+      " dl_unavailable_since_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"_ba;
+const QByteArray RaiseMaximumSql = "UPDATE meta SET value = GREATEST(value, $1) WHERE key = $2"_ba;
+const QByteArray UpdateDeliverySql
+    = "UPDATE deliveries SET state = $1, attempts = $2, due_ms = $3, last_outcome = $4,"
+      " last_http_status = $5, last_attempt_ms = $6, reason = $7, dl_unavailable_since_ms = $8"
+      " WHERE id = $9"_ba;
+// Finished deliveries, then their events that have no delivery left (deliveries_by_event keeps
+// NOT EXISTS a lookup): a whole batch is one statement each.
+const QByteArray RemoveDeliveriesSql = "DELETE FROM deliveries WHERE id = ANY($1)"_ba;
+const QByteArray RemoveFinishedEventsSql
+    = "DELETE FROM events WHERE seq = ANY($1) AND NOT EXISTS"
+      " (SELECT 1 FROM deliveries WHERE event_seq = events.seq)"_ba;
+const QByteArray InsertDroppedSql
+    = "INSERT INTO dropped (topic, subscription, event_id, reason, last_outcome,"
+      " last_http_status, attempts, dropped_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"_ba;
+const QByteArray UpsertProbationSql
+    = "INSERT INTO probation (topic, subscription, state, cause, until_ms, duration_ms, failures)"
+      " VALUES (coalesce($1, ''), coalesce($2, ''), $3, $4, $5, $6, $7)"
+      " ON CONFLICT (topic, subscription) DO UPDATE SET state = EXCLUDED.state,"
+      " cause = EXCLUDED.cause, until_ms = EXCLUDED.until_ms,"
+      " duration_ms = EXCLUDED.duration_ms, failures = EXCLUDED.failures"_ba;
+// One attempt and the ids of its events (a text[] parameter, in request order) in one statement:
+// the events' rows need the id the attempt row gets.
+const QByteArray InsertAttemptWithEventsSql = "WITH attempt AS ("
+    + postgresPlaceholders(InsertAttemptSql)
+    + " RETURNING id) INSERT INTO attempt_events (attempt_id, position, event_id)"
+      " SELECT attempt.id, event.position - 1, event.id FROM attempt,"
+      " unnest($9::text[]) WITH ORDINALITY AS event (id, position)"_ba;
+// Keeps the newest $1 attempts: the rows from $2 (already trimmed, see
+// PostgresStoreState::attemptLogTrimmedThrough) to the newest id - $1 go, events first; answers
+// that bound. In the same transaction as the attempts, so the log never holds more than $1 rows.
+const QByteArray TrimAttemptLogWithEventsSql
+    = "WITH bound AS (SELECT coalesce(max(id), 0) - $1 AS id FROM attempt_log),"
+      " events_gone AS (DELETE FROM attempt_events USING bound"
+      " WHERE attempt_id > $2 AND attempt_id <= bound.id),"
+      " attempts_gone AS (DELETE FROM attempt_log USING bound"
+      " WHERE attempt_log.id > $2 AND attempt_log.id <= bound.id)"
+      " SELECT GREATEST(bound.id, $2) FROM bound"_ba;
+const QByteArray RemoveDeadLettersSql = "DELETE FROM dead_letters WHERE id = ANY($1)"_ba;
+
+} // namespace
+
+void PostgresStoreState::addPublished(PostgresTransaction &transaction,
+                                      const QList<StoredEvent> &events,
+                                      const QList<DeliveryRecord> &deliveries) const
+{
+    qint64 maxSeq = 0;
+    for (const StoredEvent &event : events) {
+        transaction.add(InsertEventSql, u"store event %1 (seq %2)"_s.arg(event.id).arg(event.seq))
+            .bindAll(event.seq, event.topic, event.id, event.eventType, event.subject,
+                     event.dataVersion, event.eventTime, event.publishMs, event.body);
+        maxSeq = std::max(maxSeq, event.seq);
+    }
+    qint64 maxDeliveryId = 0;
+    for (const DeliveryRecord &delivery : deliveries) {
+        transaction
+            .add(InsertDeliverySql,
+                 u"store delivery %1 (event seq %2, subscription %3)"_s.arg(delivery.id)
+                     .arg(delivery.eventSeq)
+                     .arg(delivery.subscription))
+            .bindAll(delivery.id, delivery.eventSeq, delivery.topic, delivery.subscription,
+                     static_cast<int>(delivery.state), delivery.attempts, delivery.dueMs,
+                     delivery.publishMs, static_cast<int>(delivery.lastOutcome),
+                     delivery.lastHttpStatus, delivery.lastAttemptMs,
+                     static_cast<int>(delivery.reason), delivery.deadLetterUnavailableSinceMs);
+        maxDeliveryId = std::max(maxDeliveryId, delivery.id);
+    }
+    transaction.add(RaiseMaximumSql, u"record the highest ids"_s)
+        .bindAll(maxSeq, u"max_event_seq"_s);
+    transaction.add(RaiseMaximumSql, u"record the highest ids"_s)
+        .bindAll(maxDeliveryId, u"max_delivery_id"_s);
+}
+
+void PostgresStoreState::addAttempts(PostgresTransaction &transaction,
+                                     const QList<AttemptLogEntry> &attempts) const
+{
+    for (const AttemptLogEntry &entry : attempts) {
+        PostgresParameters &parameters
+            = transaction.add(InsertAttemptWithEventsSql, u"write the delivery log"_s);
+        bindAttemptValues(parameters, entry);
+        parameters.bindArray(entry.eventIds);
+    }
+    transaction.add(TrimAttemptLogWithEventsSql, u"trim the delivery log"_s)
+        .bindAll(qint64(maxAttemptLogRows), attemptLogTrimmedThrough);
+}
+
+Expected<void> PostgresDeliveryStore::insertPublished(const QList<StoredEvent> &events,
+                                                      const QList<DeliveryRecord> &deliveries)
+{
+    const std::lock_guard lock(d->mutex);
+    if (!d->connection)
+        return d->notOpen();
+    if (events.isEmpty() && deliveries.isEmpty())
+        return {};
+    // SPEC D1: the publish is acknowledged only after this transaction commits, and a failure
+    // leaves nothing behind.
+    PostgresTransaction transaction;
+    d->addPublished(transaction, events, deliveries);
+    auto done = d->connection->transaction(transaction.commands, transaction.whats);
+    if (!done)
+        return Error(done.error());
+    return {};
+}
+
+Expected<void> PostgresDeliveryStore::commit(const StoreBatch &batch)
+{
+    const std::lock_guard lock(d->mutex);
+    if (!d->connection)
+        return d->notOpen();
+    if (batch.isEmpty())
+        return {};
+    PostgresTransaction transaction;
+    for (const DeliveryRecord &delivery : batch.updates) {
+        transaction.add(UpdateDeliverySql, u"update delivery %1"_s.arg(delivery.id))
+            .bindAll(static_cast<int>(delivery.state), delivery.attempts, delivery.dueMs,
+                     static_cast<int>(delivery.lastOutcome), delivery.lastHttpStatus,
+                     delivery.lastAttemptMs, static_cast<int>(delivery.reason),
+                     delivery.deadLetterUnavailableSinceMs, delivery.id);
+    }
+    if (!batch.finished.isEmpty()) {
+        std::vector<qint64> deliveryIds;
+        std::vector<qint64> eventSeqs;
+        deliveryIds.reserve(size_t(batch.finished.size()));
+        eventSeqs.reserve(size_t(batch.finished.size()));
+        for (const FinishedDelivery &delivery : batch.finished) {
+            deliveryIds.push_back(delivery.id);
+            eventSeqs.push_back(delivery.eventSeq);
+        }
+        transaction.add(RemoveDeliveriesSql, u"remove finished deliveries"_s)
+            .bindArray(deliveryIds);
+        transaction.add(RemoveFinishedEventsSql, u"remove finished events"_s).bindArray(eventSeqs);
+    }
+    const QByteArray insertDeadLetterSql = postgresPlaceholders(InsertDeadLetterSql);
+    for (const DeadLetterEntry &entry : batch.deadLetters) {
+        bindDeadLetterValues(transaction.add(insertDeadLetterSql,
+                                             u"index dead letter of event %1"_s.arg(entry.eventId)),
+                             entry);
+    }
+    for (const DroppedEntry &entry : batch.drops) {
+        transaction.add(InsertDroppedSql, u"record dropped event %1"_s.arg(entry.eventId))
+            .bindAll(entry.topic, entry.subscription, entry.eventId, static_cast<int>(entry.reason),
+                     static_cast<int>(entry.lastOutcome), entry.lastHttpStatus, entry.attempts,
+                     entry.droppedMs);
+    }
+    const bool trims = !batch.attempts.isEmpty();
+    if (trims)
+        d->addAttempts(transaction, batch.attempts);
+    for (const ProbationRecord &record : batch.probation) {
+        transaction.add(UpsertProbationSql, u"store probation of %1"_s.arg(record.subscription))
+            .bindAll(record.topic, record.subscription, record.state,
+                     static_cast<int>(record.cause), record.untilMs, record.durationMs,
+                     record.consecutiveFailures);
+    }
+
+    auto results = d->connection->transaction(transaction.commands, transaction.whats);
+    if (!results)
+        return Error(results.error());
+    if (trims) {
+        // The trim's answer: the newest id it removed (or had removed before).
+        const qsizetype trim = transaction.whats.lastIndexOf(u"trim the delivery log"_s);
+        PostgresResult &bound = results.value()[size_t(trim)];
+        if (bound.rowCount() == 1)
+            d->attemptLogTrimmedThrough = bound.columnInt64(0);
+    }
+    return {};
+}
+
+Expected<void> PostgresDeliveryStore::removeDeadLetters(const QList<qint64> &ids)
+{
+    const std::lock_guard lock(d->mutex);
+    if (!d->connection)
+        return d->notOpen();
+    if (ids.isEmpty())
+        return {};
+    PostgresParameters parameters;
+    parameters.bindArray(std::vector<qint64>(ids.cbegin(), ids.cend()));
+    auto removed = d->connection->execute(RemoveDeadLettersSql, parameters,
+                                          u"remove %1 dead letters"_s.arg(ids.size()));
+    if (!removed)
+        return Error(removed.error());
+    return {};
+}
+
+Expected<void> PostgresDeliveryStore::insertResubmitted(
+    const QList<StoredEvent> &events, const QList<DeliveryRecord> &deliveries,
+    const QList<ResubmissionEntry> &resubmissions, const QList<qint64> &deadLetterIds)
+{
+    const std::lock_guard lock(d->mutex);
+    if (!d->connection)
+        return d->notOpen();
+    if (events.isEmpty() && deadLetterIds.isEmpty())
+        return {};
+    PostgresTransaction transaction;
+    d->addPublished(transaction, events, deliveries);
+    const QByteArray insertResubmissionSql = postgresPlaceholders(InsertResubmissionSql);
+    for (const ResubmissionEntry &entry : resubmissions) {
+        bindResubmissionValues(
+            transaction.add(insertResubmissionSql,
+                            u"record the resubmission of dead letter %1"_s.arg(entry.deadLetterId)),
+            entry);
+    }
+    transaction.add(RemoveDeadLettersSql, u"remove the resubmitted dead letters"_s)
+        .bindArray(std::vector<qint64>(deadLetterIds.cbegin(), deadLetterIds.cend()));
+    auto done = d->connection->transaction(transaction.commands, transaction.whats);
+    if (!done)
+        return Error(done.error());
+    return {};
+}
+
+} // namespace EventDesk
