@@ -6,6 +6,7 @@
 #include "Clock.h"
 #include "DeliveryScheduler.h"
 #include "EndpointValidation.h"
+#include "EngineSignals.h"
 #include "EngineState.h"
 #include "OutcomeHandler.h"
 
@@ -15,9 +16,11 @@
 
 namespace EventDesk {
 
-DeliveryClaims::DeliveryClaims(EngineState &state, DeliveryScheduler &scheduler,
-                               OutcomeHandler &outcomes, EndpointValidation &validation)
+DeliveryClaims::DeliveryClaims(EngineState &state, EngineSignals &signals,
+                               DeliveryScheduler &scheduler, OutcomeHandler &outcomes,
+                               EndpointValidation &validation)
     : m_state(state)
+    , m_signals(signals)
     , m_scheduler(scheduler)
     , m_outcomes(outcomes)
     , m_validation(validation)
@@ -143,10 +146,44 @@ void DeliveryClaims::heartbeat(qint64 now)
         qCInfo(lcScheduler) << "instance" << m_instanceId << "took over" << claimed.value()
                             << "deliveries";
     }
+    syncProbation(now);
     if (!wasHeld) {
         // Sending resumes: the subscriptions that waited for the lease are due again.
         for (const auto &subscription : m_state.subscriptions)
             m_scheduler.reschedule(*subscription, now);
+    }
+}
+
+void DeliveryClaims::syncProbation(qint64 now)
+{
+    auto records = m_leases->probationOfOthers();
+    if (!records) {
+        qCWarning(lcStore) << "instance" << m_instanceId
+                           << "cannot read the shared probation:" << records.error();
+        return;
+    }
+    for (const ProbationRecord &record : std::as_const(records.value())) {
+        const QString key = subscriptionKey(record.topic, record.subscription);
+        if (record.revision <= m_probationRevisions.value(key, 0))
+            continue; // taken over already
+        m_probationRevisions.insert(key, record.revision);
+        Subscription *subscription = m_state.findSubscription(record.topic, record.subscription);
+        if (!subscription)
+            continue;
+        ProbationTracker &probation = subscription->probation;
+        const auto state = ProbationTracker::State(record.state);
+        if (probation.state() == state && probation.untilMs() == record.untilMs
+            && probation.cause() == record.cause
+            && probation.consecutiveFailures() == record.consecutiveFailures)
+            continue; // what this instance reached itself
+        probation.restore(state, record.cause, record.untilMs, record.durationMs,
+                          record.consecutiveFailures);
+        qCInfo(lcScheduler).nospace().noquote()
+            << "instance " << m_instanceId << ": probation of " << subscription->displayName()
+            << " from instance " << record.instance << ": state " << record.state << " cause "
+            << int(record.cause) << " until " << record.untilMs;
+        m_signals.raiseProbationChanged(subscription->topic, subscription->config.name);
+        m_scheduler.reschedule(*subscription, now);
     }
 }
 

@@ -5,12 +5,14 @@
 #include "../Expected.h"
 #include "../store/DeliveryStore.h"
 
+#include <QHash>
 #include <QList>
 
 namespace EventDesk {
 
 class DeliveryScheduler;
 class EndpointValidation;
+class EngineSignals;
 class OutcomeHandler;
 struct EngineState;
 
@@ -28,6 +30,11 @@ struct EngineState;
 // retried. A lease found lost (the process stalled past it) forgets every delivery in memory and
 // registers anew; whatever no other instance took is then claimed back.
 //
+// Probation (SPEC P1-P4) is per destination and shared: each instance writes the state it
+// reaches (OutcomeHandler::recordProbation, last writer wins in the store) and takes over, on its
+// tick, the state another instance wrote last. Its probation end is engine time of the writer:
+// instances are assumed to run their clocks alike (the system clock, NTP-synchronised).
+//
 // Times: the store's server judges leases with its own clock; this engine counts its side in
 // engine time scaled to real time (Clock::scale()), so --time-scale does not shorten leases.
 class DeliveryClaims
@@ -36,14 +43,15 @@ public:
     // Claimed at a time (one statement each).
     static constexpr int ClaimsPerPage = 5000;
 
-    DeliveryClaims(EngineState &state, DeliveryScheduler &scheduler, OutcomeHandler &outcomes,
-                   EndpointValidation &validation);
+    DeliveryClaims(EngineState &state, EngineSignals &signals, DeliveryScheduler &scheduler,
+                   OutcomeHandler &outcomes, EndpointValidation &validation);
 
     // Engine::start, with the subscriptions built: numbers ids from the store's high-water marks
     // and loads every unfinished delivery (one engine), or registers, reserves id blocks and
     // claims (shared store; the ticks start then).
     Expected<void> start(qint64 now);
-    // The scheduler's tick on a shared store: heartbeat, then claims.
+    // The scheduler's tick on a shared store: heartbeat, claims, then the probation other
+    // instances recorded (SPEC P1-P4 per destination, whichever instance saw the failures).
     void heartbeat(qint64 now);
     // Deliveries another instance owns now (fenced commits): out of memory, not retried.
     void forget(const QList<qint64> &deliveryIds);
@@ -63,14 +71,18 @@ private:
     void adopt(const DeliveryRecord &record, qint64 now);
     void settleAdopted();
     void forgetAll();
+    // Takes over the probation state another instance wrote last for a subscription.
+    void syncProbation(qint64 now);
 
     EngineState &m_state;
+    EngineSignals &m_signals;
     DeliveryScheduler &m_scheduler;
     OutcomeHandler &m_outcomes;
     EndpointValidation &m_validation;
     InstanceLeases *m_leases = nullptr;
     qint64 m_instanceId = 0;
     bool m_leaseWasLost = false; // logged once per loss
+    QHash<QString, qint64> m_probationRevisions; // subscriptionKey(): the revision taken over
     // adopt(): rows of one subscription tend to follow each other.
     int m_lastSubscription = -1;
     QString m_lastTopic;

@@ -32,7 +32,7 @@ struct Engine::Units
         , dispatcher(state, signals, commits, scheduler, outcomes, network)
         , deadLettering(state, signals, commits, scheduler, outcomes, deadLetterSink)
         , validation(state, signals, scheduler, outcomes, network)
-        , claims(state, scheduler, outcomes, validation)
+        , claims(state, signals, scheduler, outcomes, validation)
         , ingest(state, signals, scheduler, outcomes)
         , topicResubmit(state, ingest)
     {

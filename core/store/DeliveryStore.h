@@ -143,6 +143,10 @@ struct ProbationRecord
     qint64 untilMs = 0;
     qint64 durationMs = 0;
     int consecutiveFailures = 0;
+    // A shared store (InstanceLeases::probationOfOthers()): the order of the writes of the row
+    // across instances (the last one wins) and the instance that wrote it. 0 elsewhere.
+    qint64 revision = 0;
+    qint64 instance = 0;
 };
 
 // Changes buffered by the engine and committed together in one transaction.
@@ -221,6 +225,9 @@ public:
     virtual QList<qint64> takeLostDeliveries() = 0;
     // Clean shutdown: this instance's deliveries are claimable at once, and its row goes.
     virtual Expected<void> releaseInstance() = 0;
+    // SPEC P1-P4 per destination, shared: the probation rows another instance wrote last (with
+    // their revision; a row's revision only grows). commit() writes this instance's.
+    virtual Expected<QList<ProbationRecord>> probationOfOthers() = 0;
 };
 
 // The persistence the engine needs. The SQLite backend is one implementation; another database

@@ -76,6 +76,7 @@ public:
     claimDeliveries(int limit, const std::function<void(const DeliveryRecord &)> &visit) override;
     QList<qint64> takeLostDeliveries() override;
     Expected<void> releaseInstance() override;
+    Expected<QList<ProbationRecord>> probationOfOthers() override;
 
 private:
     std::unique_ptr<PostgresStoreState> d;

@@ -50,6 +50,9 @@ const QByteArray ClaimSql = "WITH dead AS (SELECT id FROM instances WHERE "_ba +
       " UPDATE deliveries SET owner = $1 FROM claimable WHERE deliveries.id = claimable.claimed_id"
       " RETURNING "_ba
     + PostgresDeliveryColumns;
+const QByteArray ProbationOfOthersSql
+    = "SELECT topic, subscription, state, cause, until_ms, duration_ms, failures, revision,"
+      " instance FROM probation WHERE instance IS DISTINCT FROM $1 AND instance IS NOT NULL"_ba;
 // Releasing: the row goes, and with it (ON DELETE SET NULL) the ownership of its deliveries.
 const QByteArray ReleaseSql = "DELETE FROM instances WHERE id = $1"_ba;
 
@@ -158,6 +161,30 @@ Expected<void> PostgresDeliveryStore::releaseInstance()
         return Error(released.error());
     d->instanceId = 0;
     return {};
+}
+
+Expected<QList<ProbationRecord>> PostgresDeliveryStore::probationOfOthers()
+{
+    const std::lock_guard lock(d->mutex);
+    if (!d->connection)
+        return d->notOpen();
+    PostgresParameters parameters;
+    d->bindInstance(parameters);
+    return d->collect<ProbationRecord>(
+        ProbationOfOthersSql, parameters, u"read the probation of other instances"_s,
+        [](const PostgresResult &row) {
+            ProbationRecord record;
+            record.topic = row.columnText(0);
+            record.subscription = row.columnText(1);
+            record.state = row.columnInt(2);
+            record.cause = static_cast<DeliveryOutcome>(row.columnInt(3));
+            record.untilMs = row.columnInt64(4);
+            record.durationMs = row.columnInt64(5);
+            record.consecutiveFailures = row.columnInt(6);
+            record.revision = row.columnInt64(7);
+            record.instance = row.columnInt64(8);
+            return record;
+        });
 }
 
 } // namespace EventDesk

@@ -89,6 +89,12 @@ const QList<QByteArray> MigrateToVersion2Statements = {
     " WHERE key = 'max_event_seq'"_ba,
     "UPDATE meta SET value = GREATEST(value, coalesce((SELECT max(id) FROM deliveries), 0))"
     " WHERE key = 'max_delivery_id'"_ba,
+    // Probation is per destination and shared by every instance (SPEC P1-P4): each write of a
+    // row takes the next revision, a write with an older revision than the row's is dropped (the
+    // last writer wins), and the instances read the rows others wrote.
+    "CREATE SEQUENCE probation_revisions"_ba,
+    "ALTER TABLE probation ADD COLUMN revision bigint NOT NULL DEFAULT 0"_ba,
+    "ALTER TABLE probation ADD COLUMN instance bigint"_ba,
     "UPDATE eventdesk_store SET version = 2"_ba,
 };
 

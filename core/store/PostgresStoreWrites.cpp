@@ -44,12 +44,18 @@ const QByteArray RemoveFinishedEventsSql
 const QByteArray InsertDroppedSql
     = "INSERT INTO dropped (topic, subscription, event_id, reason, last_outcome,"
       " last_http_status, attempts, dropped_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"_ba;
+// Several instances write the row of one subscription: each write takes the next revision, and
+// one that was overtaken by a later write (a higher revision committed first) changes nothing.
 const QByteArray UpsertProbationSql
-    = "INSERT INTO probation (topic, subscription, state, cause, until_ms, duration_ms, failures)"
-      " VALUES (coalesce($1, ''), coalesce($2, ''), $3, $4, $5, $6, $7)"
+    = "INSERT INTO probation (topic, subscription, state, cause, until_ms, duration_ms, failures,"
+      " revision, instance)"
+      " VALUES (coalesce($1, ''), coalesce($2, ''), $3, $4, $5, $6, $7,"
+      " nextval('probation_revisions'), $8)"
       " ON CONFLICT (topic, subscription) DO UPDATE SET state = EXCLUDED.state,"
       " cause = EXCLUDED.cause, until_ms = EXCLUDED.until_ms,"
-      " duration_ms = EXCLUDED.duration_ms, failures = EXCLUDED.failures"_ba;
+      " duration_ms = EXCLUDED.duration_ms, failures = EXCLUDED.failures,"
+      " revision = EXCLUDED.revision, instance = EXCLUDED.instance"
+      " WHERE probation.revision < EXCLUDED.revision"_ba;
 // One attempt and the ids of its events (a text[] parameter, in request order) in one statement:
 // the events' rows need the id the attempt row gets.
 // The instance that made the attempt is $10.
@@ -202,10 +208,12 @@ Expected<void> PostgresDeliveryStore::commit(const StoreBatch &batch)
     if (trims)
         d->addAttempts(transaction, batch.attempts);
     for (const ProbationRecord &record : batch.probation) {
-        transaction.add(UpsertProbationSql, u"store probation of %1"_s.arg(record.subscription))
-            .bindAll(record.topic, record.subscription, record.state,
-                     static_cast<int>(record.cause), record.untilMs, record.durationMs,
-                     record.consecutiveFailures);
+        PostgresParameters &parameters = transaction.add(
+            UpsertProbationSql, u"store probation of %1"_s.arg(record.subscription));
+        parameters.bindAll(record.topic, record.subscription, record.state,
+                           static_cast<int>(record.cause), record.untilMs, record.durationMs,
+                           record.consecutiveFailures);
+        d->bindInstance(parameters);
     }
 
     auto results = d->connection->transaction(transaction.commands, transaction.whats);

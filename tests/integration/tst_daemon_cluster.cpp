@@ -55,10 +55,13 @@ private Q_SLOTS:
     void badLeaseIsRefused();
     void threeInstancesOneKilled();
     void restartOfAllInstancesLosesNothing();
+    void probationIsSharedByAllInstances();
 
 private:
     // n workspace folders with the same workspace.json (one subscription to receiverUrl).
-    bool makeWorkspaces(int n, const QUrl &receiverUrl);
+    bool makeWorkspaces(int n, const QUrl &receiverUrl,
+                        const QString &deadLetterContainer = u"deadletters"_s,
+                        int probationThreshold = 10);
     std::unique_ptr<DaemonProcess> daemonOn(int workspace, const QString &store, double timeScale);
     QStringList publishIds(int first, int count) const;
 
@@ -74,14 +77,17 @@ void DaemonClusterTest::initTestCase()
     QVERIFY2(m_server->isRunning(), qPrintable(m_server->errorText()));
 }
 
-bool DaemonClusterTest::makeWorkspaces(int n, const QUrl &receiverUrl)
+bool DaemonClusterTest::makeWorkspaces(int n, const QUrl &receiverUrl,
+                                       const QString &deadLetterContainer, int probationThreshold)
 {
     m_workspaces.clear();
     WorkspaceJson::SubscriptionOptions subscription;
     subscription.endpointUrl = receiverUrl;
     subscription.maxEventsPerBatch = EventsPerBatch;
+    subscription.deadLetterContainer = deadLetterContainer;
     const QJsonObject workspace = WorkspaceJson::workspace(
-        {WorkspaceJson::topic(u"orders"_s, {WorkspaceJson::subscription(subscription)})});
+        {WorkspaceJson::topic(u"orders"_s, {WorkspaceJson::subscription(subscription)})}, 0,
+        probationThreshold);
     for (int i = 0; i < n; ++i) {
         auto folder = std::make_unique<QTemporaryDir>();
         if (!folder->isValid() || !WorkspaceJson::write(folder->path(), workspace))
@@ -299,6 +305,61 @@ void DaemonClusterTest::restartOfAllInstancesLosesNothing()
     QCOMPARE(pending, u"0"_s);
     for (const auto &daemon : daemons)
         QVERIFY2(daemon->terminate(), qPrintable(daemon->standardError().right(4000)));
+}
+
+void DaemonClusterTest::probationIsSharedByAllInstances()
+{
+    constexpr int Threshold = 3;
+    constexpr int InProbation = 1; // ProbationTracker::State
+    constexpr int ProbationOutcome = 10; // DeliveryOutcome::Probation
+
+    const QString store = m_server->createDatabase(u"shared_probation"_s);
+    QVERIFY2(!store.isEmpty(), qPrintable(m_server->errorText()));
+    // 401: a no-retry class of outcome. SPEC P3: during its probation, due deliveries end without
+    // an attempt (dropped here: no dead-letter destination), lastDeliveryOutcome Probation.
+    ScriptedReceiver receiver;
+    receiver.setDefaultAction(ReceiverAction::respond(401));
+    QVERIFY(receiver.listen());
+    QVERIFY(makeWorkspaces(2, receiver.url(), QString(), Threshold));
+    auto first = daemonOn(0, store, 1);
+    auto second = daemonOn(1, store, 1);
+    QVERIFY2(first->start(), qPrintable(first->standardError()));
+    QVERIFY2(second->start(), qPrintable(second->standardError()));
+
+    // The first instance sees the endpoint fail Threshold times in a row: probation (5 min).
+    for (int i = 0; i < Threshold; ++i) {
+        const QString id = u"a-%1"_s.arg(i);
+        QCOMPARE(first->publish(u"orders"_s, eventBatch({id})).status, 200);
+        QTRY_VERIFY_WITH_TIMEOUT(receiver.receivedEventIds().contains(id), 30'000);
+    }
+    QString state;
+    QTRY_VERIFY_WITH_TIMEOUT(m_server->execute(store, "SELECT state FROM probation", &state)
+                                 && state.toInt() == InProbation,
+                             30'000);
+    // The second instance reads it on its next tick (a tenth of the lease).
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        second->standardError().contains(u"probation of orders / sub-one from instance"_s),
+        qPrintable(second->standardError()), 30'000);
+
+    // Events published to the second instance are not attempted: they end as P3 says.
+    QStringList ids;
+    for (int i = 0; i < 5; ++i)
+        ids.append(u"b-%1"_s.arg(i));
+    QCOMPARE(second->publish(u"orders"_s, eventBatch(ids)).status, 200);
+    QString ended;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_server->execute(
+            store,
+            "SELECT count(*) FROM dropped WHERE event_id LIKE 'b-%' AND last_outcome = "
+                + QByteArray::number(ProbationOutcome),
+            &ended)
+            && ended == u"5"_s,
+        30'000);
+    for (const QString &id : std::as_const(ids))
+        QVERIFY2(!receiver.receivedEventIds().contains(id), qPrintable(id));
+    QCOMPARE(receiver.requestCount(), qsizetype(Threshold));
+    QVERIFY(first->terminate());
+    QVERIFY(second->terminate());
 }
 
 QTEST_GUILESS_MAIN(DaemonClusterTest)

@@ -146,6 +146,7 @@ private Q_SLOTS:
     void deadInstanceIsTakenOverAndFenced();
     void releasedDeliveriesAreClaimableAtOnce();
     void attemptsNameTheirInstance();
+    void probationIsReadByTheOtherInstances();
 
 private:
     // A new database as a store with a registered instance per store returned.
@@ -474,6 +475,52 @@ void PostgresLeasesTest::attemptsNameTheirInstance()
     QCOMPARE(log->at(0).instance, secondId); // newest first
     QCOMPARE(log->at(1).instance, firstId);
     QCOMPARE(log->at(1).eventIds, QStringList({u"event-1"_s}));
+}
+
+void PostgresLeasesTest::probationIsReadByTheOtherInstances()
+{
+    const QString url = newStore(u"shared_probation"_s);
+    QVERIFY(!url.isEmpty());
+    auto first = openStore(url);
+    auto second = openStore(url);
+    QVERIFY(first && second);
+    const qint64 firstId = first->registerInstance(instanceInfo(1)).value();
+    const qint64 secondId = second->registerInstance(instanceInfo(2)).value();
+    ProbationRecord record;
+    record.topic = u"orders"_s;
+    record.subscription = u"sub-one"_s;
+    record.state = 1;
+    record.cause = DeliveryOutcome::Busy;
+    record.untilMs = 50'000;
+    record.durationMs = 10'000;
+    record.consecutiveFailures = 10;
+    QVERIFY(first->commit(StoreBatch {.probation = {record}}));
+    // Written by the first: the second reads it, the first does not read its own.
+    QVERIFY(first->probationOfOthers()->isEmpty());
+    const auto seen = second->probationOfOthers();
+    QVERIFY(seen);
+    QCOMPARE(seen->size(), 1);
+    QCOMPARE(seen->first().instance, firstId);
+    QCOMPARE(seen->first().untilMs, 50'000);
+    const qint64 firstRevision = seen->first().revision;
+    QVERIFY(firstRevision > 0);
+
+    // The second writes the same subscription's row later: the last writer's state, with a
+    // higher revision, is the one the first reads.
+    record.state = 0;
+    record.cause = DeliveryOutcome::Delivered;
+    record.untilMs = 0;
+    record.consecutiveFailures = 0;
+    QVERIFY(second->commit(StoreBatch {.probation = {record}}));
+    QVERIFY(second->probationOfOthers()->isEmpty());
+    const auto back = first->probationOfOthers();
+    QVERIFY(back);
+    QCOMPARE(back->size(), 1);
+    QCOMPARE(back->first().instance, secondId);
+    QCOMPARE(back->first().state, 0);
+    QVERIFY(back->first().revision > firstRevision);
+    // Every instance still loads it at start as before.
+    QCOMPARE(first->loadProbation()->size(), 1);
 }
 
 QTEST_GUILESS_MAIN(PostgresLeasesTest)
