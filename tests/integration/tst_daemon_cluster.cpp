@@ -15,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
 #include <memory>
 #include <vector>
 
@@ -56,6 +57,7 @@ private Q_SLOTS:
     void threeInstancesOneKilled();
     void restartOfAllInstancesLosesNothing();
     void probationIsSharedByAllInstances();
+    void pausedInstanceStepsBack();
 
 private:
     // n workspace folders with the same workspace.json (one subscription to receiverUrl).
@@ -360,6 +362,65 @@ void DaemonClusterTest::probationIsSharedByAllInstances()
     QCOMPARE(receiver.requestCount(), qsizetype(Threshold));
     QVERIFY(first->terminate());
     QVERIFY(second->terminate());
+}
+
+void DaemonClusterTest::pausedInstanceStepsBack()
+{
+    constexpr int EventCount = 20;
+
+    const QString store = m_server->createDatabase(u"paused_instance"_s);
+    QVERIFY2(!store.isEmpty(), qPrintable(m_server->errorText()));
+    ScriptedReceiver receiver;
+    receiver.setDefaultAction(ReceiverAction::respond(503));
+    QVERIFY(receiver.listen());
+    QVERIFY(makeWorkspaces(2, receiver.url()));
+    auto paused = daemonOn(0, store, 1);
+    auto other = daemonOn(1, store, 1);
+    QVERIFY2(paused->start(), qPrintable(paused->standardError()));
+    QVERIFY2(other->start(), qPrintable(other->standardError()));
+
+    // The first attempts fail: the deliveries wait for their retry (R3: 10 s) in the instance
+    // that accepted them, which then stops (SIGSTOP) for longer than its lease.
+    const QStringList ids = publishIds(0, EventCount);
+    QCOMPARE(paused->publish(u"orders"_s, eventBatch(ids)).status, 200);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        receiver.receivedEventIds().contains(QSet<QString>(ids.cbegin(), ids.cend())), 30'000);
+    QCOMPARE(::kill(pid_t(paused->processId()), SIGSTOP), 0);
+    receiver.setDefaultAction(ReceiverAction::respond(200));
+
+    // The other instance takes them over once the lease ran out, and delivers them when due.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        receiver.acceptedEventIds().contains(QSet<QString>(ids.cbegin(), ids.cend())), 120'000);
+    QVERIFY(other->standardError().contains(u"took over"_s));
+
+    // Back from the pause, the instance finds its lease lost, forgets what it held (instead of
+    // sending it again) and registers anew; it accepts and delivers publishes as before.
+    QCOMPARE(::kill(pid_t(paused->processId()), SIGCONT), 0);
+    QTRY_VERIFY2_WITH_TIMEOUT(paused->standardError().contains(u"registered again as instance"_s),
+                              qPrintable(paused->standardError()), 60'000);
+    QVERIFY(paused->standardError().contains(u"lost its lease"_s));
+    const QStringList later = publishIds(EventCount, 5);
+    QCOMPARE(paused->publish(u"orders"_s, eventBatch(later)).status, 200);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        receiver.acceptedEventIds().contains(QSet<QString>(later.cbegin(), later.cend())), 60'000);
+    QString left;
+    QTRY_VERIFY_WITH_TIMEOUT(m_server->execute(store, "SELECT count(*) FROM deliveries", &left)
+                                 && left == u"0"_s,
+                             60'000);
+
+    // Each event was accepted once: the paused instance sent nothing it no longer owned.
+    QHash<QString, int> accepted;
+    for (const ReceivedRequest &request : receiver.requests()) {
+        if (request.answeredStatus == 200) {
+            for (const QString &id : request.eventIds())
+                ++accepted[id];
+        }
+    }
+    for (const QString &id : ids + later)
+        QVERIFY2(accepted.value(id) == 1,
+                 qPrintable(u"%1 accepted %2 times"_s.arg(id).arg(accepted.value(id))));
+    QVERIFY(paused->terminate());
+    QVERIFY(other->terminate());
 }
 
 QTEST_GUILESS_MAIN(DaemonClusterTest)
