@@ -119,6 +119,7 @@ void DeliveryClaims::heartbeat(qint64 now)
         m_state.storeHealth.writeFailed(lease.error());
         return;
     }
+    m_state.storeHealth.writeSucceeded(); // the heartbeat is a write
     if (lease.value() == InstanceLeases::Lease::Lost) {
         // The process stalled past its lease: another instance may deliver what it held. Whatever
         // is in memory is forgotten (answers still due change nothing), and what nobody took is

@@ -4,8 +4,8 @@
 
 // The state of a PostgresDeliveryStore, shared by the files that implement it: the connection and
 // schema (PostgresDeliveryStore.cpp, PostgresStoreSchema.cpp), the write path
-// (PostgresStoreWrites.cpp) and the queries (PostgresStoreQueries.cpp). Not for use outside
-// core/store.
+// (PostgresStoreWrites.cpp), the queries (PostgresDeliveryStore.cpp) and the instances, leases and
+// claims (PostgresStoreLeases.cpp). Not for use outside core/store.
 
 #include "DeliveryStore.h"
 #include "PostgresConnection.h"
