@@ -214,8 +214,9 @@ public:
     virtual Expected<Lease> renewLease() = 0;
     // The first id of a block of count ids of that kind that no other instance will hand out.
     virtual Expected<qint64> reserveIds(IdKind kind, qint64 count) = 0;
-    // Takes over at most limit unfinished deliveries that no live instance owns (their owner's
-    // lease ran out, or it released them, or they never had one) and visits each as stored: its
+    // Takes over unfinished deliveries that no live instance owns (their owner's lease ran out, or
+    // it released them, or they never had one), up to limit of each of those two kinds, and visits
+    // each as stored: its
     // attempts, due time and publish time unchanged. Two instances claiming at once never take the
     // same row. Returns how many were claimed.
     virtual Expected<qint64>

@@ -41,13 +41,18 @@ const QByteArray ReserveSql
 // renewal racing the claim either comes first, and the row is then not dead, or waits and then
 // finds its lease run out); SKIP LOCKED on both levels: two instances claiming at once take
 // different rows, never the same, and never wait for each other. Rows whose owner released them
-// (or whose owner row was removed: ON DELETE SET NULL) have no owner.
+// (or whose owner row was removed: ON DELETE SET NULL) have no owner. The two kinds are found
+// apart, each through deliveries_by_owner: one condition with OR (or an ORDER BY id) made the
+// planner walk the whole table at every heartbeat (44 ms for 200,000 rows owned by live
+// instances, against 0.2 ms).
 const QByteArray ClaimSql = "WITH dead AS (SELECT id FROM instances WHERE "_ba + LeaseRanOut
     + " FOR NO KEY UPDATE SKIP LOCKED),"
-      " claimable AS (SELECT id AS claimed_id FROM deliveries"
-      " WHERE owner IS NULL OR owner IN (SELECT id FROM dead)"
-      " ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)"
-      " UPDATE deliveries SET owner = $1 FROM claimable WHERE deliveries.id = claimable.claimed_id"
+      " released AS (SELECT id FROM deliveries WHERE owner IS NULL LIMIT $2"
+      " FOR UPDATE SKIP LOCKED),"
+      " orphaned AS (SELECT id FROM deliveries WHERE owner = ANY (ARRAY(SELECT id FROM dead))"
+      " LIMIT $2 FOR UPDATE SKIP LOCKED)"
+      " UPDATE deliveries SET owner = $1"
+      " WHERE id IN (SELECT id FROM released UNION ALL SELECT id FROM orphaned)"
       " RETURNING "_ba
     + PostgresDeliveryColumns;
 const QByteArray ProbationOfOthersSql
