@@ -371,7 +371,7 @@ void DaemonClusterTest::pausedInstanceStepsBack()
     const QString store = m_server->createDatabase(u"paused_instance"_s);
     QVERIFY2(!store.isEmpty(), qPrintable(m_server->errorText()));
     ScriptedReceiver receiver;
-    receiver.setDefaultAction(ReceiverAction::respond(503));
+    receiver.setDefaultAction(ReceiverAction::respond(500));
     QVERIFY(receiver.listen());
     QVERIFY(makeWorkspaces(2, receiver.url()));
     auto paused = daemonOn(0, store, 1);
@@ -379,12 +379,18 @@ void DaemonClusterTest::pausedInstanceStepsBack()
     QVERIFY2(paused->start(), qPrintable(paused->standardError()));
     QVERIFY2(other->start(), qPrintable(other->standardError()));
 
-    // The first attempts fail: the deliveries wait for their retry (R3: 10 s) in the instance
-    // that accepted them, which then stops (SIGSTOP) for longer than its lease.
+    // The first attempts fail (500): the deliveries wait for their retry (R3, R4: 10 s) in the
+    // instance that accepted them, which then stops (SIGSTOP) for longer than its lease.
     const QStringList ids = publishIds(0, EventCount);
     QCOMPARE(paused->publish(u"orders"_s, eventBatch(ids)).status, 200);
     QTRY_VERIFY_WITH_TIMEOUT(
         receiver.receivedEventIds().contains(QSet<QString>(ids.cbegin(), ids.cend())), 30'000);
+    // Stopped once the failed attempts are committed (no transaction of it left open).
+    QString retrying;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_server->execute(store, "SELECT count(*) FROM deliveries WHERE attempts = 1", &retrying)
+            && retrying.toInt() == EventCount,
+        30'000);
     QCOMPARE(::kill(pid_t(paused->processId()), SIGSTOP), 0);
     receiver.setDefaultAction(ReceiverAction::respond(200));
 
