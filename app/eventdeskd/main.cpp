@@ -284,7 +284,9 @@ int main(int argc, char *argv[])
         u"Where the deliveries are kept: postgresql://USER@HOST:PORT/DATABASE (also postgres://; a "
         "password may follow the user as USER:PASSWORD@, or come from ~/.pgpass or PGPASSWORD) for "
         "an empty PostgreSQL database or one EventDesk created. Default: the workspace's own SQLite "
-        "file. One eventdeskd per store."_s,
+        "file, of one eventdeskd. Several eventdeskd (each with its own workspace folder and port) "
+        "may share a PostgreSQL store: each delivers the events it accepted, and takes over those "
+        "of an instance whose lease ran out (see --instance-lease)."_s,
         u"URL"_s);
     const QCommandLineOption listenOption(
         u"listen"_s, u"Address of the topic endpoint (default 127.0.0.1:%1; port 0 picks a free one)."_s.arg(DefaultPort),
@@ -294,6 +296,14 @@ int main(int argc, char *argv[])
         u"Run engine time N times faster (retry waits, TTL, probation, dead-letter delay); "
         "1 to 100000, default 1."_s,
         u"N"_s, u"1"_s);
+    const QCommandLineOption instanceLeaseOption(
+        u"instance-lease"_s,
+        u"With a PostgreSQL --store: seconds after its last heartbeat (sent every tenth of it) at "
+        "which this instance counts as dead and the others take over its deliveries. Real time, "
+        "whatever --time-scale says. %1 to %2, default %3."_s.arg(MinInstanceLeaseMs / 1000)
+            .arg(MaxInstanceLeaseMs / 1000)
+            .arg(DefaultInstanceLeaseMs / 1000),
+        u"SECONDS"_s, QString::number(DefaultInstanceLeaseMs / 1000));
     const QCommandLineOption noJitterOption(u"no-jitter"_s,
                                             u"Disable the random 0-10 % added to retry waits."_s);
     const QCommandLineOption seedOption(u"jitter-seed"_s, u"Seed the retry jitter (reproducible runs)."_s,
@@ -329,7 +339,8 @@ int main(int argc, char *argv[])
         u"Connections served at once; one more is answered 503 and closed. 1 to 1000000, default %1 "
         "(less if the open-file limit is lower)."_s.arg(defaultLimits.maxConnections),
         u"N"_s);
-    parser.addOptions({workspaceOption, storeOption, listenOption, timeScaleOption, noJitterOption, seedOption,
+    parser.addOptions({workspaceOption, storeOption, listenOption, timeScaleOption, instanceLeaseOption,
+                       noJitterOption, seedOption,
                        secretStoreOption, secretsFileOption, headerTimeoutOption, bodyTimeoutOption,
                        idleTimeoutOption, maxConnectionsOption});
     parser.process(app);
@@ -352,6 +363,14 @@ int main(int argc, char *argv[])
     const double timeScale = parser.value(timeScaleOption).toDouble(&scaleOk);
     if (!scaleOk || timeScale < 1.0 || timeScale > 100000.0) {
         printError(u"--time-scale: must be a number from 1 to 100000 (got '%1')"_s.arg(parser.value(timeScaleOption)));
+        return 2;
+    }
+    bool leaseOk = false;
+    const double leaseSeconds = parser.value(instanceLeaseOption).toDouble(&leaseOk);
+    if (!leaseOk || leaseSeconds * 1000 < MinInstanceLeaseMs || leaseSeconds * 1000 > MaxInstanceLeaseMs) {
+        printError(u"--instance-lease: must be a number of seconds from %1 to %2 (got '%3')"_s.arg(MinInstanceLeaseMs / 1000)
+                       .arg(MaxInstanceLeaseMs / 1000)
+                       .arg(parser.value(instanceLeaseOption)));
         return 2;
     }
     const QString secretStoreKind = parser.value(secretStoreOption);
@@ -445,6 +464,7 @@ int main(int argc, char *argv[])
     // window keeps its 6x ratio to the timeout.
     options.responseTimeoutMs = std::max<qint64>(30'000, qint64(5'000 * timeScale));
     options.abortAfterMs = 6 * options.responseTimeoutMs;
+    options.instanceLeaseMs = qint64(leaseSeconds * 1000);
 
     EnvironmentSecretStore environmentSecrets;
     std::unique_ptr<SecretStore> secretStore;
@@ -501,6 +521,8 @@ int main(int argc, char *argv[])
     std::printf("EventDesk listening on http://%s:%u\n", qPrintable(urlHost(listen->host)), unsigned(port.value()));
     std::fflush(stdout);
     qCInfo(lcDaemon) << "workspace" << workspaceDir << "time scale" << timeScale;
+    if (const qint64 instance = engine.instanceId(); instance > 0)
+        qCInfo(lcDaemon) << "instance" << instance << "of the shared store, lease" << options.instanceLeaseMs << "ms";
     qCInfo(lcDaemon).noquote() << "requests must name this endpoint in Host:"
                                << endpoint.acceptedHosts();
     qCInfo(lcDaemon) << "at most" << connectionLimits.maxConnections << "connections; timeouts (ms): header"

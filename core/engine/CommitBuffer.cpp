@@ -78,6 +78,12 @@ Expected<void> CommitBuffer::flush()
     }
     m_health.writeSucceeded();
     m_batch = StoreBatch();
+    if (m_lost) {
+        if (InstanceLeases *leases = m_store->instanceLeases()) {
+            if (const QList<qint64> lost = leases->takeLostDeliveries(); !lost.isEmpty())
+                m_lost(lost);
+        }
+    }
     return {};
 }
 

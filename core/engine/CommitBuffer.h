@@ -7,6 +7,7 @@
 
 #include <QTimer>
 
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -45,6 +46,12 @@ public:
     Expected<void> flush();
     // Shutdown: the timer is stopped; flush() commits what is left.
     void stop();
+    // A shared store (InstanceLeases): after each commit, the deliveries it did not change because
+    // another instance owns them now go to lost.
+    void setLostDeliveries(std::function<void(const QList<qint64> &deliveryIds)> lost)
+    {
+        m_lost = std::move(lost);
+    }
 
 private:
     DeliveryStore *m_store;
@@ -53,6 +60,7 @@ private:
     int m_flushIntervalMs;
     StoreBatch m_batch;
     std::vector<std::pair<DroppedEntry, qint64>> m_drops; // entry, event seq
+    std::function<void(const QList<qint64> &deliveryIds)> m_lost;
     QTimer m_timer; // fires a few ms after a change: not a scheduling decision
     bool m_armed = false; // m_timer is running (readable from lanes, under the lock)
 };

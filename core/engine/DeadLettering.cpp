@@ -218,8 +218,16 @@ ResubmitResult DeadLettering::resubmit(const QList<qint64> &deadLetterIds)
     if (events.isEmpty())
         return result;
     // Numbered from ranges reserved now (publishes on parser threads take ids too).
-    const qint64 firstSeq = m_state.nextEventSeq.fetch_add(seq);
-    const qint64 firstDeliveryId = m_state.nextDeliveryId.fetch_add(deliveryId);
+    const Expected<qint64> reservedSeq = m_state.takeIds(IdKind::EventSeq, seq);
+    const Expected<qint64> reservedDeliveryId = reservedSeq
+        ? m_state.takeIds(IdKind::DeliveryId, deliveryId)
+        : Expected<qint64>(Error(reservedSeq.error()));
+    if (!reservedDeliveryId) {
+        result.errors.append(reservedDeliveryId.error());
+        return result;
+    }
+    const qint64 firstSeq = reservedSeq.value();
+    const qint64 firstDeliveryId = reservedDeliveryId.value();
     for (qsizetype i = 0; i < events.size(); ++i) {
         events[i].seq += firstSeq;
         records[i].eventSeq += firstSeq;

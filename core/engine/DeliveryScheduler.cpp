@@ -50,6 +50,11 @@ void DeliveryScheduler::onAlarm()
     m_inAlarm = true;
     const qint64 now = m_state.clock->nowMs();
 
+    if (m_tickAtMs >= 0 && m_tickAtMs <= now) {
+        m_tickAtMs = now + m_tickIntervalMs;
+        m_hooks.tick(now);
+    }
+
     // D6 deadlines first: a timed-out request frees its slot for the subscriptions serviced next.
     // A request answered meanwhile left its deadline behind: skipped.
     while (!m_deadlineHeap.empty() && m_deadlineHeap.front().atMs <= now) {
@@ -92,7 +97,10 @@ void DeliveryScheduler::reschedule(Subscription &subscription, qint64 now)
             next = at;
     };
     const ProbationTracker &probation = subscription.probation;
-    if (subscription.config.enabled && !subscription.pending.empty() && !subscription.isHeld()) {
+    // A shared store's lease not known to hold: nothing is due until a heartbeat renews it (the
+    // tick reschedules every subscription then), instead of waking up to find it cannot send.
+    if (subscription.config.enabled && !subscription.pending.empty() && !subscription.isHeld()
+        && now <= m_state.leaseHeldUntilMs) {
         // WebHook-Allowed-Rate: the next request waits for its slot, like any scheduled wait.
         const qint64 due
             = std::max(subscription.pending.front().atMs, subscription.nextRequestAllowedMs);
@@ -150,6 +158,8 @@ void DeliveryScheduler::rearmAlarm()
         next = m_subscriptionHeap.front().atMs;
     if (!m_deadlineHeap.empty() && (next < 0 || m_deadlineHeap.front().atMs < next))
         next = m_deadlineHeap.front().atMs;
+    if (m_tickAtMs >= 0 && (next < 0 || m_tickAtMs < next))
+        next = m_tickAtMs;
     if (next == m_alarmAtMs)
         return;
     if (!m_signals.onEngineThread()) {
@@ -166,8 +176,16 @@ void DeliveryScheduler::rearmAlarm()
         m_state.clock->setAlarm(next);
 }
 
+void DeliveryScheduler::startTicks(qint64 intervalMs, qint64 now)
+{
+    m_tickIntervalMs = std::max<qint64>(1, intervalMs);
+    m_tickAtMs = now + m_tickIntervalMs;
+    rearmAlarm();
+}
+
 void DeliveryScheduler::stop()
 {
+    m_tickAtMs = -1;
     m_state.clock->cancelAlarm();
     m_alarmAtMs = -1;
 }

@@ -31,6 +31,8 @@ public:
         std::function<void(quint64 requestId, Deadline deadline, qint64 now)> deadlineDue;
         // A deadline whose request has finished is stale.
         std::function<bool(quint64 requestId)> isRequestOpen;
+        // The engine's own periodic work (startTicks()): a shared store's heartbeat and claims.
+        std::function<void(qint64 now)> tick;
     };
 
     DeliveryScheduler(EngineState &state, EngineSignals &signals, OutcomeHandler &outcomes);
@@ -51,6 +53,9 @@ public:
     bool inAlarm() const { return m_inAlarm; }
     // Runs the subscription's turn now (a reply freed a slot: SPEC D2).
     void serviceNow(Subscription &subscription, qint64 now) { m_hooks.service(subscription, now); }
+    // Calls Hooks::tick every intervalMs of engine time from now on, first thing in an alarm (so a
+    // heartbeat that comes due is renewed before anything is sent). Without it, no ticks.
+    void startTicks(qint64 intervalMs, qint64 now);
     // Shutdown: the alarm is cancelled.
     void stop();
 
@@ -63,6 +68,8 @@ private:
     std::vector<HeapEntry> m_deadlineHeap; // key: request id; generation: Deadline
     std::vector<HeapEntry> m_due; // onAlarm: the subscriptions due, taken off the heap
     qint64 m_alarmAtMs = -1;
+    qint64 m_tickAtMs = -1; // -1: no ticks
+    qint64 m_tickIntervalMs = 0;
     bool m_inAlarm = false;
 };
 

@@ -91,6 +91,10 @@ void Dispatcher::stopLanes()
 
 void Dispatcher::serviceDue(Subscription &subscription, qint64 now)
 {
+    // A shared store: nothing goes out while this instance's lease is not known to hold (another
+    // instance may be taking its deliveries over); the scheduler's tick renews it first.
+    if (now > m_state.leaseHeldUntilMs)
+        return;
     ProbationTracker &probation = subscription.probation;
     probation.update(now);
     switch (probation.dueAction()) {
@@ -375,7 +379,9 @@ void Dispatcher::finishRequest(quint64 requestId, int httpStatus, QNetworkReply:
     const ProbationTracker::State probationBefore = subscription.probation.state();
     for (qint64 id : std::as_const(request->deliveryIds)) {
         auto it = m_state.deliveries.find(id);
-        if (it == m_state.deliveries.end())
+        // Gone or not in flight any more: another instance took it over (DeliveryClaims::forget),
+        // and perhaps this one claimed it back since; the answer changes nothing.
+        if (it == m_state.deliveries.end() || it->second.state != DeliveryState::InFlight)
             continue;
         Delivery &delivery = it->second;
         --subscription.counters.inFlight;
@@ -433,7 +439,8 @@ void Dispatcher::onTimedOut(quint64 requestId, qint64 now)
     // a late success until the 3 min limit.
     for (qint64 id : std::as_const(request.deliveryIds)) {
         auto deliveryIt = m_state.deliveries.find(id);
-        if (deliveryIt == m_state.deliveries.end())
+        if (deliveryIt == m_state.deliveries.end()
+            || deliveryIt->second.state != DeliveryState::InFlight)
             continue;
         Delivery &delivery = deliveryIt->second;
         --subscription.counters.inFlight;

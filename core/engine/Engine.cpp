@@ -6,6 +6,7 @@
 #include "Clock.h"
 #include "CommitBuffer.h"
 #include "DeadLettering.h"
+#include "DeliveryClaims.h"
 #include "DeliveryScheduler.h"
 #include "Dispatcher.h"
 #include "EndpointValidation.h"
@@ -15,7 +16,6 @@
 #include "OutcomeHandler.h"
 #include "TopicResubmit.h"
 
-#include <QElapsedTimer>
 #include <QSet>
 
 namespace EventDesk {
@@ -32,6 +32,7 @@ struct Engine::Units
         , dispatcher(state, signals, commits, scheduler, outcomes, network)
         , deadLettering(state, signals, commits, scheduler, outcomes, deadLetterSink)
         , validation(state, signals, scheduler, outcomes, network)
+        , claims(state, signals, scheduler, outcomes, validation)
         , ingest(state, signals, scheduler, outcomes)
         , topicResubmit(state, ingest)
     {
@@ -43,7 +44,6 @@ struct Engine::Units
     // When else than for a due delivery the subscription needs attention.
     qint64 attentionMs(Subscription &subscription, qint64 now);
     void rebuildSubscriptions(const Workspace &workspace, qint64 now);
-    Expected<void> restoreDeliveries(qint64 now);
     bool awaitsSecrets(const Subscription &subscription) const
     {
         return secretsPending && secretsPending(subscription.topic, subscription.config);
@@ -60,6 +60,7 @@ struct Engine::Units
     Dispatcher dispatcher;
     DeadLettering deadLettering;
     EndpointValidation validation;
+    DeliveryClaims claims;
     Ingest ingest; // after the units it uses, so destroyed before them: it waits for its parsers
     TopicResubmit topicResubmit; // holds no state of its own
 };
@@ -79,7 +80,10 @@ Engine::Engine(Clock *clock, QNetworkAccessManager *network, DeliveryStore *stor
             units.dispatcher.deadlineDue(requestId, deadline, now);
         },
         [&units](quint64 requestId) { return units.dispatcher.isOpen(requestId); },
+        [&units](qint64 now) { units.claims.heartbeat(now); },
     });
+    units.commits.setLostDeliveries(
+        [&units](const QList<qint64> &deliveryIds) { units.claims.forget(deliveryIds); });
     // Work deferred from a delivery lane to the engine thread (timers and the clock live there).
     units.signals.setWakeHandler([&units] {
         units.commits.schedule();
@@ -156,12 +160,6 @@ Expected<void> Engine::start(const Workspace &workspace)
 {
     const StateLock lock(m_units->state.lock);
     const qint64 now = m_units->state.clock->nowMs();
-    auto ids = m_units->state.store->maxIds();
-    if (!ids)
-        return Error(ids.error());
-    m_units->state.nextEventSeq = ids->eventSeq + 1;
-    m_units->state.nextDeliveryId = ids->deliveryId + 1;
-
     m_units->state.workspace = workspace;
     ++m_units->state.workspaceGeneration;
     if (auto restored = m_units->validation.loadRestored(); !restored)
@@ -181,73 +179,14 @@ Expected<void> Engine::start(const Workspace &workspace)
                                             record.consecutiveFailures);
         }
     }
-    if (auto restored = m_units->restoreDeliveries(now); !restored)
+    // Every unfinished delivery, or on a shared store those this instance claims.
+    if (auto restored = m_units->claims.start(now); !restored)
         return restored;
 
     m_units->state.running = true;
     for (const auto &subscription : m_units->state.subscriptions)
         m_units->scheduler.reschedule(*subscription, now);
-    return {};
-}
-
-Expected<void> Engine::Units::restoreDeliveries(qint64 now)
-{
-    // Streamed: a backlog of a million deliveries is never held twice (records and engine).
-    QElapsedTimer timer;
-    timer.start();
-    qsizetype restored = 0;
-    if (const qint64 expected = state.store->unfinishedDeliveryCountHint(); expected > 0)
-        state.deliveries.reserve(size_t(state.deliveries.size() + expected));
-    Subscription *lastSubscription = nullptr; // rows of one subscription tend to follow each other
-    QString lastTopic;
-    QString lastName;
-    auto loaded = state.store->forEachUnfinishedDelivery([&](const DeliveryRecord &record) {
-        Delivery &ref = state.deliveries.try_emplace(record.id).first->second;
-        ref.id = record.id;
-        ref.eventSeq = record.eventSeq;
-        ref.dueMs = record.dueMs;
-        ref.publishMs = record.publishMs;
-        ref.lastAttemptMs = record.lastAttemptMs;
-        ref.deadLetterUnavailableSinceMs = record.deadLetterUnavailableSinceMs;
-        ref.attempts = record.attempts;
-        ref.lastHttpStatus = record.lastHttpStatus;
-        ref.lastOutcome = record.lastOutcome;
-        ref.reason = record.reason;
-        ref.state = record.state == DeliveryState::DeadLetterPending
-            ? DeliveryState::DeadLetterPending
-            : DeliveryState::Pending;
-        if (record.topic != lastTopic || record.subscription != lastName) {
-            lastSubscription = state.findSubscription(record.topic, record.subscription);
-            lastTopic = record.topic;
-            lastName = record.subscription;
-        }
-        Subscription *subscription = lastSubscription;
-        if (!subscription) {
-            outcomes.drop(nullptr, ref, DeadLetterReason::SubscriptionDeleted, now);
-            return;
-        }
-        ref.subscriptionIndex = subscription->index;
-        // Appended in store order; each heap is built once below (linear instead of n log n).
-        if (ref.state == DeliveryState::DeadLetterPending) {
-            subscription->deadLetterPending.push_back(
-                HeapEntry {ref.dueMs, quint64(ref.id), ref.generation});
-            ++subscription->counters.deadLetterPending;
-        } else {
-            ++ref.generation;
-            subscription->pending.push_back(HeapEntry {ref.dueMs, quint64(ref.id), ref.generation});
-            ++subscription->counters.backlog;
-        }
-        ++restored;
-    });
-    for (const auto &subscription : state.subscriptions) {
-        heapify(subscription->pending);
-        heapify(subscription->deadLetterPending);
-        validation.holdBacklog(*subscription); // the restored backlog is held too until validated
-    }
-    if (!loaded)
-        return Error(loaded.error());
-    qCInfo(lcScheduler).nospace() << "restored " << restored << " unfinished deliveries in "
-                                  << timer.elapsed() << " ms";
+    m_units->scheduler.rearmAlarm(); // the ticks, when nothing else is due
     return {};
 }
 
@@ -334,6 +273,14 @@ void Engine::shutdown()
     m_units->commits.stop();
     if (auto result = m_units->commits.flush(); !result)
         qCWarning(lcStore) << "final commit failed:" << result.error();
+    else
+        m_units->claims.release(); // a shared store: the others take what is left at once
+}
+
+qint64 Engine::instanceId() const
+{
+    const StateLock lock(m_units->state.lock);
+    return m_units->claims.instanceId();
 }
 
 void Engine::Units::service(Subscription &subscription, qint64 now)

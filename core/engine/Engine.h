@@ -81,7 +81,9 @@ public:
 
     // Loads the workspace and every unfinished delivery from the store (D1: at-least-once after a
     // restart; deliveries that were in flight are retried). Deliveries of subscriptions that no
-    // longer exist are dropped with reason SubscriptionDeleted.
+    // longer exist are dropped with reason SubscriptionDeleted. On a store several engines share
+    // (DeliveryStore::instanceLeases()), the engine registers as an instance and delivers only the
+    // deliveries it stores or claims (DeliveryClaims).
     Expected<void> start(const Workspace &workspace);
 
     // Replaces topics/subscriptions at run time (the GUI editor). Pending deliveries of removed
@@ -142,6 +144,9 @@ public:
 
     // SPEC D6 as configured (the metrics' histogram and the validation handshake use it too).
     qint64 responseTimeoutMs() const;
+
+    // The instance this engine registered as on a shared store; 0 on a store of one engine.
+    qint64 instanceId() const;
 
     EngineSnapshot snapshot() const;
     const Workspace &workspace() const;

@@ -23,6 +23,24 @@ QUrl ReceiverAlias::mapped(const QUrl &url) const
     return result;
 }
 
+Expected<qint64> IdBlocks::take(IdKind kind, qint64 count)
+{
+    const std::lock_guard lock(m_mutex);
+    Block &block = m_blocks[kind == IdKind::EventSeq ? 0 : 1];
+    if (block.end - block.next < count) {
+        // What is left of the old block is given up: ids may have gaps, never repeats.
+        const qint64 size = std::max(BlockSize, count);
+        auto first = m_leases->reserveIds(kind, size);
+        if (!first)
+            return Error(first.error());
+        block.next = first.value();
+        block.end = first.value() + size;
+    }
+    const qint64 first = block.next;
+    block.next += count;
+    return first;
+}
+
 std::shared_ptr<const StoredEvent> EventCache::adopt(StoredEvent event)
 {
     const qint64 seq = event.seq;

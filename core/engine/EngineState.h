@@ -19,7 +19,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <unordered_map>
 #include <vector>
@@ -152,6 +154,30 @@ QString subscriptionKey(const QString &topic, const QString &subscription);
 // A held delivery in its subscription's heldExpiry heap: by the time its TTL runs out.
 HeapEntry heldEntry(const Subscription &subscription, const Delivery &delivery);
 
+// Ids of a shared store (InstanceLeases): taken from blocks this instance reserved, a new block
+// reserved when one runs out. Thread-safe (the parser threads number their publishes too).
+class IdBlocks
+{
+public:
+    // Ids reserved at a time: one round trip to the store per this many events or deliveries.
+    static constexpr qint64 BlockSize = 1 << 20;
+
+    void setSource(InstanceLeases *leases) { m_leases = leases; }
+    bool isActive() const { return m_leases != nullptr; }
+    // The first of count consecutive ids no other instance hands out.
+    Expected<qint64> take(IdKind kind, qint64 count);
+
+private:
+    struct Block
+    {
+        qint64 next = 0;
+        qint64 end = 0; // one past the last id of the block
+    };
+    InstanceLeases *m_leases = nullptr;
+    std::mutex m_mutex;
+    Block m_blocks[2]; // by IdKind
+};
+
 // Everything the engine's units share. The units (Ingest, DeliveryScheduler, Dispatcher,
 // OutcomeHandler, DeadLettering, Provisioning) each get a reference to it; nothing reaches into
 // another unit's privates. Guarded by `lock`: every entry into the engine holds a StateLock, on
@@ -191,6 +217,19 @@ struct EngineState
     // with fetch_add, so ids are unique but may have gaps (a publish that failed to store).
     std::atomic<qint64> nextEventSeq = 1;
     std::atomic<qint64> nextDeliveryId = 1;
+    // A shared store: ids come from here instead (DeliveryClaims activates it at start).
+    IdBlocks idBlocks;
+    // The first of count consecutive ids of that kind: from the counters above (a store of one
+    // engine, whose high-water marks started them), or from idBlocks.
+    Expected<qint64> takeIds(IdKind kind, qint64 count)
+    {
+        if (!idBlocks.isActive())
+            return (kind == IdKind::EventSeq ? nextEventSeq : nextDeliveryId).fetch_add(count);
+        return idBlocks.take(kind, count);
+    }
+    // Engine time until which this instance's lease is known to hold (DeliveryClaims): no request
+    // is sent after it until a heartbeat renews it. A store of one engine holds it for ever.
+    qint64 leaseHeldUntilMs = std::numeric_limits<qint64>::max();
 
     std::mt19937_64 random; // SPEC R5 jitter
     ReceiverAlias receiverAlias; // set before start(); read on the lanes too

@@ -17,6 +17,16 @@ namespace EventDesk {
 
 // What the engine's callers hand in and get back; the engine's units share these too.
 
+// The lease of an instance on a shared store (EngineOptions::instanceLeaseMs): 10 s by default,
+// renewed every second; eventdeskd --instance-lease accepts MinInstanceLeaseMs to
+// MaxInstanceLeaseMs. Shorter leases take over sooner after a crash but need the store to answer
+// a heartbeat within a tenth of the lease; longer ones survive longer stalls (a paused process, a
+// slow store) without losing their deliveries.
+inline constexpr qint64 DefaultInstanceLeaseMs = 10'000;
+inline constexpr qint64 MinInstanceLeaseMs = 1'000;
+inline constexpr qint64 MaxInstanceLeaseMs = 600'000;
+inline constexpr int HeartbeatsPerLease = 10;
+
 struct EngineOptions
 {
     bool jitter = true; // SPEC R5
@@ -27,6 +37,10 @@ struct EngineOptions
     qint64 deadLetterGiveUpMs = 4LL * 60 * 60 * 1000; // L4
     int deadLetterMaxEventsPerBlob = 500; // L3: events written together where possible
     int storeFlushIntervalMs = 5; // group commit of state changes after delivery
+    // A shared store (several engines, InstanceLeases): real milliseconds after its last heartbeat
+    // at which this instance counts as dead and others take over its deliveries. Heartbeats go
+    // out HeartbeatsPerLease times per lease. A store of one engine ignores it.
+    qint64 instanceLeaseMs = DefaultInstanceLeaseMs;
 };
 
 // Secret header values (SPEC H2) by topic, subscription and header name. Called on the delivery

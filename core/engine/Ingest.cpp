@@ -121,7 +121,9 @@ void Ingest::publishAsync(const QString &topicName, const QByteArray &body,
         Rows rows = buildRows(ticket, parsed);
         parsed = PublishParseResult(); // the events live on in rows
         // SPEC D1: acknowledged (by done) only after this commit.
-        auto stored = m_state.store->insertPublished(rows.events, rows.records);
+        Expected<void> stored = rows.idError.isEmpty()
+            ? m_state.store->insertPublished(rows.events, rows.records)
+            : Expected<void>(Error(rows.idError));
         QMetaObject::invokeMethod(
             &m_signals,
             [this, ticket = std::move(ticket), done = std::move(done), rows = std::move(rows),
@@ -162,6 +164,8 @@ PublishResult Ingest::publishParsed(const PublishTicket &ticket, PublishParseRes
     }
 
     Rows rows = buildRows(ticket, parsed);
+    if (!rows.idError.isEmpty())
+        return storeFailed(ticket, rows.idError);
     // SPEC D1: acknowledge only after the events and their deliveries are committed.
     if (auto stored = m_state.store->insertPublished(rows.events, rows.records); !stored)
         return storeFailed(ticket, stored.error());
@@ -185,7 +189,12 @@ Ingest::Rows Ingest::buildRows(const PublishTicket &ticket, const PublishParseRe
     Rows rows;
     rows.events.reserve(parsed.events.size());
     const qint64 now = ticket.nowMs;
-    qint64 seq = m_state.nextEventSeq.fetch_add(parsed.events.size());
+    const Expected<qint64> firstSeq = m_state.takeIds(IdKind::EventSeq, parsed.events.size());
+    if (!firstSeq) {
+        rows.idError = firstSeq.error();
+        return rows;
+    }
+    qint64 seq = firstSeq.value();
     for (const PublishedEvent &published : std::as_const(parsed.events)) {
         StoredEvent event;
         event.seq = seq++;
@@ -214,7 +223,14 @@ Ingest::Rows Ingest::buildRows(const PublishTicket &ticket, const PublishParseRe
             ++rows.unmatched;
         rows.events.append(std::move(event));
     }
-    qint64 deliveryId = m_state.nextDeliveryId.fetch_add(rows.records.size());
+    const Expected<qint64> firstDeliveryId
+        = m_state.takeIds(IdKind::DeliveryId, rows.records.size());
+    if (!firstDeliveryId) {
+        rows = Rows();
+        rows.idError = firstDeliveryId.error();
+        return rows;
+    }
+    qint64 deliveryId = firstDeliveryId.value();
     for (DeliveryRecord &record : rows.records)
         record.id = deliveryId++;
     return rows;

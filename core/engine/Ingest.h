@@ -48,6 +48,9 @@ public:
         QList<DeliveryRecord> records;
         QList<int> recordTarget;
         quint64 unmatched = 0;
+        // Not empty: no ids could be reserved for the rows (a shared store that failed); nothing
+        // is to be stored.
+        QString idError;
     };
     // The ticket's targets (indexes) whose filters the event matches, in their order (SPEC §1: a
     // delivery per matching subscription). The one place an event meets the filters: a publish,

@@ -131,7 +131,7 @@ TopicResubmitResult TopicResubmit::run(const QList<qint64> &deadLetterIds, Resub
 
         if (mode == ResubmitRun::Resubmit && !matched.events.isEmpty()) {
             Ingest::Rows rows = m_ingest.buildRows(ticket, matched);
-            const qint64 firstSeq = rows.events.constFirst().seq;
+            const qint64 firstSeq = rows.idError.isEmpty() ? rows.events.constFirst().seq : 0;
             QList<ResubmissionEntry> resubmissions;
             resubmissions.reserve(rows.records.size());
             for (const DeliveryRecord &record : std::as_const(rows.records)) {
@@ -153,8 +153,9 @@ TopicResubmitResult TopicResubmit::run(const QList<qint64> &deadLetterIds, Resub
             resubmittedIds.reserve(matchedEntries.size());
             for (const DeadLetterEntry *entry : std::as_const(matchedEntries))
                 resubmittedIds.append(entry->id);
-            if (auto stored = m_state.store->insertResubmitted(rows.events, rows.records,
-                                                               resubmissions, resubmittedIds);
+            if (auto stored = rows.idError.isEmpty() ? m_state.store->insertResubmitted(
+                                  rows.events, rows.records, resubmissions, resubmittedIds)
+                                                     : Expected<void>(Error(rows.idError));
                 !stored) {
                 qCWarning(lcDeadLetter) << "resubmit through topic" << ticket.topic.name
                                         << "not stored:" << stored.error();

@@ -128,6 +128,9 @@ struct AttemptLogEntry
     DeliveryOutcome outcome = DeliveryOutcome::Delivered;
     qint64 durationMs = 0;
     qint64 nextDueMs = 0; // 0: no retry
+    // A store shared by several engines (InstanceLeases): the instance that made the attempt; 0
+    // when the store does not record it (SQLite, or a shared store nobody registered on).
+    qint64 instance = 0;
 };
 
 // Persisted ProbationTracker state, so probation survives a restart.
@@ -140,6 +143,10 @@ struct ProbationRecord
     qint64 untilMs = 0;
     qint64 durationMs = 0;
     int consecutiveFailures = 0;
+    // A shared store (InstanceLeases::probationOfOthers()): the order of the writes of the row
+    // across instances (the last one wins) and the instance that wrote it. 0 elsewhere.
+    qint64 revision = 0;
+    qint64 instance = 0;
 };
 
 // Changes buffered by the engine and committed together in one transaction.
@@ -174,6 +181,56 @@ struct DeadLetterQuery
     qint64 toMs = 0; // dead_lettered_ms <= toMs (0 = no upper bound)
 };
 
+// The ids an engine hands out itself (InstanceLeases::reserveIds).
+enum class IdKind { EventSeq = 0, DeliveryId = 1 };
+
+// Who an engine on a shared store is (InstanceLeases::registerInstance).
+struct InstanceInfo
+{
+    QString hostName;
+    qint64 processId = 0;
+    qint64 leaseMs = 0; // the heartbeat this instance promises: dead once its last one is older
+};
+
+// What a store that several engines share offers beyond DeliveryStore (PostgreSQL; issue 21). Each
+// engine registers as an instance and renews its lease with a heartbeat; the store's own clock
+// (the database server's) judges whether a lease ran out, so the engines' clocks never have to
+// agree. A delivery belongs to the instance that stored it or claimed it: commit() changes only
+// the rows this instance owns (fencing), and reports the others through takeLostDeliveries().
+// Ids come from blocks reserved per instance, so instances never hand out the same one.
+class InstanceLeases
+{
+public:
+    enum class Lease { Held, Lost };
+
+    virtual ~InstanceLeases() = default;
+
+    // A new instance row (heartbeat now); inserts and attempts name it from then on. Registering
+    // again (after Lease::Lost) gives a new id: a lost lease is never taken back.
+    virtual Expected<qint64> registerInstance(const InstanceInfo &info) = 0;
+    virtual qint64 instanceId() const = 0; // 0: not registered
+    // The heartbeat: Held while the lease had not run out; Lost when it had (another instance may
+    // have claimed this one's deliveries meanwhile), and it stays lost.
+    virtual Expected<Lease> renewLease() = 0;
+    // The first id of a block of count ids of that kind that no other instance will hand out.
+    virtual Expected<qint64> reserveIds(IdKind kind, qint64 count) = 0;
+    // Takes over unfinished deliveries that no live instance owns (their owner's lease ran out, or
+    // it released them, or they never had one), up to limit of each of those two kinds, and visits
+    // each as stored: its
+    // attempts, due time and publish time unchanged. Two instances claiming at once never take the
+    // same row. Returns how many were claimed.
+    virtual Expected<qint64>
+    claimDeliveries(int limit, const std::function<void(const DeliveryRecord &)> &visit) = 0;
+    // Deliveries whose changes commit() did not write since the last call, because another
+    // instance owns them now: the engine forgets them instead of retrying them.
+    virtual QList<qint64> takeLostDeliveries() = 0;
+    // Clean shutdown: this instance's deliveries are claimable at once, and its row goes.
+    virtual Expected<void> releaseInstance() = 0;
+    // SPEC P1-P4 per destination, shared: the probation rows another instance wrote last (with
+    // their revision; a row's revision only grows). commit() writes this instance's.
+    virtual Expected<QList<ProbationRecord>> probationOfOthers() = 0;
+};
+
 // The persistence the engine needs. The SQLite backend is one implementation; another database
 // must be possible without touching the engine. Calls may come from more than one thread: the
 // engine stores large publishes (insertPublished) on its parser threads while its own thread
@@ -206,8 +263,8 @@ public:
     // hold them all at once (a backlog of a million deliveries would otherwise cost hundreds of MB
     // of records on top of the engine's own structures, only to be thrown away). The record passed
     // is valid only during the call.
-    virtual Expected<void> forEachUnfinishedDelivery(
-        const std::function<void(const DeliveryRecord &)> &visit)
+    virtual Expected<void>
+    forEachUnfinishedDelivery(const std::function<void(const DeliveryRecord &)> &visit)
     {
         auto rows = loadUnfinishedDeliveries();
         if (!rows)
@@ -240,6 +297,10 @@ public:
 
     virtual Expected<QList<DroppedEntry>> droppedDeliveries(int limit) = 0;
     virtual Expected<QList<AttemptLogEntry>> attemptLog(int limit) = 0; // newest first
+
+    // A store several engines share (see InstanceLeases); nullptr for a store of one engine, which
+    // then assigns ids from maxIds() and loads every unfinished delivery at start.
+    virtual InstanceLeases *instanceLeases() { return nullptr; }
 
     // Lets go of the file or connection once the engine has committed everything (before the
     // workspace lock is released); later calls fail as "not open".

@@ -18,9 +18,6 @@ namespace EventDesk {
 
 namespace {
 
-constexpr char DeliveryColumns[]
-    = "id, event_seq, topic, subscription, state, attempts, due_ms, publish_ms, last_outcome,"
-      " last_http_status, last_attempt_ms, reason, dl_unavailable_since_ms";
 constexpr char EventColumns[]
     = "seq, topic, event_id, event_type, subject, data_version, event_time, publish_ms, body";
 constexpr char DroppedColumns[]
@@ -32,7 +29,7 @@ constexpr char PostgresAttemptLogColumns[]
     = "id, time_ms, topic, subscription,"
       " (SELECT string_agg(position || ':' || octet_length(event_id) || ':' || event_id, ''"
       " ORDER BY position) FROM attempt_events WHERE attempt_id = attempt_log.id),"
-      " attempt, http_status, outcome, duration_ms, next_due_ms";
+      " attempt, http_status, outcome, duration_ms, next_due_ms, instance";
 // The record as text, for the text filter of the dead-letter browser: ILIKE ignores case as
 // SQLite's LIKE does for ASCII letters (and, by the database's locale, for others too).
 constexpr char PostgresRecordContains[] = "convert_from(record, 'UTF8') ILIKE ? ESCAPE '\\'";
@@ -41,10 +38,12 @@ constexpr char PostgresRecordContains[] = "convert_from(record, 'UTF8') ILIKE ? 
 // backlog of a million rows never sits in memory at once, and a visitor may call the store.
 constexpr qint64 DeliveriesPerPage = 5000;
 
-const QByteArray DeliveriesPageSql
-    = "SELECT "_ba + DeliveryColumns + " FROM deliveries WHERE id > $1 ORDER BY id LIMIT $2"_ba;
+const QByteArray DeliveriesPageSql = "SELECT "_ba + PostgresDeliveryColumns
+    + " FROM deliveries WHERE id > $1 ORDER BY id LIMIT $2"_ba;
 
-void readDelivery(const PostgresResult &row, DeliveryRecord &record)
+} // namespace
+
+void readPostgresDelivery(const PostgresResult &row, DeliveryRecord &record)
 {
     record.id = row.columnInt64(0);
     record.eventSeq = row.columnInt64(1);
@@ -60,6 +59,8 @@ void readDelivery(const PostgresResult &row, DeliveryRecord &record)
     record.reason = static_cast<DeadLetterReason>(row.columnInt(11));
     record.deadLetterUnavailableSinceMs = row.columnInt64(12);
 }
+
+namespace {
 
 StoredEvent readEvent(const PostgresResult &row)
 {
@@ -121,6 +122,8 @@ Expected<void> PostgresDeliveryStore::open(const QString &url)
     const std::lock_guard lock(d->mutex);
     d->connection.reset();
     d->attemptLogTrimmedThrough = 0;
+    d->instanceId = 0;
+    d->lostDeliveries.clear();
     auto connection = std::make_unique<PostgresConnection>(url);
     if (auto connected = connection->ensureConnected(); !connected)
         return connected;
@@ -188,7 +191,7 @@ Expected<void> PostgresDeliveryStore::forEachUnfinishedDelivery(
         const int count = page->rowCount();
         for (int row = 0; row < count; ++row) {
             page->setRow(row);
-            readDelivery(page.value(), record);
+            readPostgresDelivery(page.value(), record);
             visit(record);
         }
         if (count < DeliveriesPerPage)
@@ -317,8 +320,11 @@ Expected<QList<AttemptLogEntry>> PostgresDeliveryStore::attemptLog(int limit)
     bindLimit(parameters, limit);
     return d->collect<AttemptLogEntry>(
         "SELECT "_ba + PostgresAttemptLogColumns + " FROM attempt_log ORDER BY id DESC LIMIT $1"_ba,
-        parameters, u"read the delivery log"_s,
-        [](const PostgresResult &row) { return readAttemptLogEntryRow(row); });
+        parameters, u"read the delivery log"_s, [](const PostgresResult &row) {
+            AttemptLogEntry entry = readAttemptLogEntryRow(row);
+            entry.instance = row.columnInt64(10);
+            return entry;
+        });
 }
 
 } // namespace EventDesk

@@ -25,12 +25,12 @@ struct PostgresStoreState; // PostgresStoreState.h: shared by the files that imp
 // that finds it lost, and the next call connects again (a call that failed may or may not have
 // committed only when the connection broke during its COMMIT, as with any client of a server).
 //
-// One engine per store, for now: the engine assigns event seqs and delivery ids itself from
-// maxIds() (high-water marks in meta), as with SQLite. Several engines on one store need the
-// ids handed out by the database instead (sequences, or blocks reserved with UPDATE meta ...
-// RETURNING) and leases on deliveries; the schema is versioned (eventdesk_store) so that a later
-// version can add them by migration.
-class PostgresDeliveryStore final : public DeliveryStore
+// Several engines share one store (InstanceLeases, PostgresStoreLeases.cpp): each registers an
+// instance, owns the deliveries it stored or claimed, and numbers events and deliveries from id
+// blocks reserved in meta. A store nobody registered on serves one engine as version 1 did
+// (maxIds(), every delivery loaded). The schema is versioned (eventdesk_store); open() migrates
+// an older store in one transaction.
+class PostgresDeliveryStore final : public DeliveryStore, public InstanceLeases
 {
 public:
     // The bound of the delivery log, as SqliteDeliveryStore::MaxAttemptLogRows.
@@ -65,6 +65,18 @@ public:
                                      const QList<qint64> &deadLetterIds) override;
     Expected<QList<DroppedEntry>> droppedDeliveries(int limit) override;
     Expected<QList<AttemptLogEntry>> attemptLog(int limit) override;
+    InstanceLeases *instanceLeases() override { return this; }
+
+    // InstanceLeases
+    Expected<qint64> registerInstance(const InstanceInfo &info) override;
+    qint64 instanceId() const override;
+    Expected<Lease> renewLease() override;
+    Expected<qint64> reserveIds(IdKind kind, qint64 count) override;
+    Expected<qint64>
+    claimDeliveries(int limit, const std::function<void(const DeliveryRecord &)> &visit) override;
+    QList<qint64> takeLostDeliveries() override;
+    Expected<void> releaseInstance() override;
+    Expected<QList<ProbationRecord>> probationOfOthers() override;
 
 private:
     std::unique_ptr<PostgresStoreState> d;

@@ -17,12 +17,14 @@ namespace {
 // exists), with PostgreSQL's types: every integer is a bigint (the binary format then reads one
 // width), text is text, bytes are bytea. Ids the store assigns come from identity columns, which
 // never hand out an id twice, as SQLite's AUTOINCREMENT does.
-const QList<QByteArray> CreateStatements = {
+//
+// A new store is created as version 1 and migrated to the current version in the same
+// transaction, so that a new store and a migrated one are the same schema by construction.
+const QList<QByteArray> CreateVersion1Statements = {
     // The store's identity and schema version; a database without it and without other tables
     // is made a store, one with other tables is left alone.
     "CREATE TABLE eventdesk_store (application text NOT NULL, version integer NOT NULL)"_ba,
-    "INSERT INTO eventdesk_store (application, version) VALUES ('EventDesk', "_ba
-        + QByteArray::number(PostgresSchemaVersion) + ')',
+    "INSERT INTO eventdesk_store (application, version) VALUES ('EventDesk', 1)"_ba,
     // High-water marks of the engine-assigned ids (maxIds()): events and deliveries are deleted
     // when they reach their fate, and an id must not be handed out again after a restart.
     "CREATE TABLE meta (key text PRIMARY KEY, value bigint NOT NULL)"_ba,
@@ -66,6 +68,40 @@ const QList<QByteArray> CreateStatements = {
     " PRIMARY KEY (topic, subscription))"_ba,
 };
 
+// Version 2: several engines share the store (InstanceLeases).
+const QList<QByteArray> MigrateToVersion2Statements = {
+    // The engines sharing the store; an instance is live while its last heartbeat (the server's
+    // clock) is younger than its lease. A lost lease is never renewed: the engine registers again.
+    "CREATE TABLE instances (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    " host_name text NOT NULL, process_id bigint NOT NULL, started_at timestamptz NOT NULL,"
+    " heartbeat timestamptz NOT NULL, lease_ms bigint NOT NULL)"_ba,
+    // The instance a delivery belongs to: NULL for the rows of a version-1 store and for those an
+    // instance released at shutdown (its row deleted), which the next instance claims. The
+    // reference makes an insert by an instance whose row is gone fail instead of storing rows
+    // nobody would ever claim. The index serves the claim and the deletes of instance rows.
+    "ALTER TABLE deliveries ADD COLUMN owner bigint REFERENCES instances (id) ON DELETE SET NULL"_ba,
+    "CREATE INDEX deliveries_by_owner ON deliveries (owner)"_ba,
+    // Who made each attempt (NULL: a version-1 row, or a store nobody registered on).
+    "ALTER TABLE attempt_log ADD COLUMN instance bigint"_ba,
+    // From now on meta holds the end of the id blocks handed out (reserveIds()); it starts past
+    // every id a version-1 engine used, whether or not its high-water marks had caught up.
+    "UPDATE meta SET value = GREATEST(value, coalesce((SELECT max(seq) FROM events), 0))"
+    " WHERE key = 'max_event_seq'"_ba,
+    "UPDATE meta SET value = GREATEST(value, coalesce((SELECT max(id) FROM deliveries), 0))"
+    " WHERE key = 'max_delivery_id'"_ba,
+    // Probation is per destination and shared by every instance (SPEC P1-P4): each write of a
+    // row takes the next revision, a write with an older revision than the row's is dropped (the
+    // last writer wins), and the instances read the rows others wrote.
+    "CREATE SEQUENCE probation_revisions"_ba,
+    "ALTER TABLE probation ADD COLUMN revision bigint NOT NULL DEFAULT 0"_ba,
+    "ALTER TABLE probation ADD COLUMN instance bigint"_ba,
+    "UPDATE eventdesk_store SET version = 2"_ba,
+};
+
+// The migrations by the version they start from: Migrations[v - 1] takes version v to v + 1.
+const QList<const QList<QByteArray> *> Migrations = {&MigrateToVersion2Statements};
+static_assert(PostgresSchemaVersion == 2, "add the migration to the new version to Migrations");
+
 // Whether the store table exists, and how many tables, views and sequences the schema the
 // connection creates its tables in holds.
 constexpr char IdentifySql[]
@@ -100,6 +136,48 @@ void bindConditions(PostgresParameters &parameters, const SqlConditions &conditi
         std::visit([&](const auto &bound) { parameters.bind(bound); }, value);
 }
 
+Expected<void> PostgresStoreState::runInTransaction(const QList<QByteArray> &statements,
+                                                    const QString &what)
+{
+    for (const QByteArray &sql : statements) {
+        if (auto done = connection->run(sql, what); !done) {
+            // The connection may be gone with the failure: then the server rolls back.
+            if (connection->isConnected())
+                (void)connection->run("ROLLBACK"_ba, u"roll back"_s);
+            return Error(done.error());
+        }
+    }
+    return {};
+}
+
+Expected<void> PostgresStoreState::migrateSchema()
+{
+    // One transaction for all steps: a store is at one version or the other, never between.
+    // The version row is locked first, so that engines starting together on a version-1 store
+    // migrate it once: the others wait, then find the current version.
+    const QString what = u"migrate the store schema to version %1"_s.arg(PostgresSchemaVersion);
+    if (auto begun = connection->run("BEGIN"_ba, what); !begun)
+        return Error(begun.error());
+    auto version = connection->run("SELECT version FROM eventdesk_store FOR UPDATE"_ba, what);
+    if (!version) {
+        if (connection->isConnected())
+            (void)connection->run("ROLLBACK"_ba, u"roll back"_s);
+        return Error(version.error());
+    }
+    QList<QByteArray> steps;
+    for (qint64 from = version->rowCount() == 1 ? version->columnInt64(0) : PostgresSchemaVersion;
+         from < PostgresSchemaVersion; ++from)
+        steps += *Migrations.at(from - 1);
+    if (auto migrated = runInTransaction(steps, what); !migrated)
+        return migrated;
+    if (auto committed = connection->run("COMMIT"_ba, what); !committed)
+        return Error(committed.error());
+    if (!steps.isEmpty())
+        qCInfo(lcStore).noquote() << "Migrated delivery store" << connection->displayUrl()
+                                  << "to schema version" << PostgresSchemaVersion;
+    return {};
+}
+
 Expected<void> PostgresStoreState::openSchema()
 {
     const QString what = u"read what the database holds"_s;
@@ -128,6 +206,8 @@ Expected<void> PostgresStoreState::openSchema()
         }
         if (found < 1)
             return connection->error(u"open it: its schema version %1 is not valid"_s.arg(found));
+        if (found < PostgresSchemaVersion)
+            return migrateSchema();
         return {};
     }
     if (objectCount > 0) {
@@ -142,14 +222,11 @@ Expected<void> PostgresStoreState::openSchema()
     const QString create = u"create the store schema"_s;
     if (auto begun = connection->run("BEGIN"_ba, create); !begun)
         return Error(begun.error());
-    for (const QByteArray &sql : CreateStatements) {
-        if (auto done = connection->run(sql, create); !done) {
-            // The connection may be gone with the failure: then the server rolls back.
-            if (connection->isConnected())
-                (void)connection->run("ROLLBACK"_ba, u"roll back"_s);
-            return Error(done.error());
-        }
-    }
+    QList<QByteArray> statements = CreateVersion1Statements;
+    for (const QList<QByteArray> *migration : Migrations)
+        statements += *migration;
+    if (auto created = runInTransaction(statements, create); !created)
+        return created;
     if (auto committed = connection->run("COMMIT"_ba, create); !committed)
         return Error(committed.error());
     qCInfo(lcStore).noquote() << "Created delivery store" << connection->displayUrl();

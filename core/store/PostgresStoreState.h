@@ -4,8 +4,8 @@
 
 // The state of a PostgresDeliveryStore, shared by the files that implement it: the connection and
 // schema (PostgresDeliveryStore.cpp, PostgresStoreSchema.cpp), the write path
-// (PostgresStoreWrites.cpp) and the queries (PostgresStoreQueries.cpp). Not for use outside
-// core/store.
+// (PostgresStoreWrites.cpp), the queries (PostgresDeliveryStore.cpp) and the instances, leases and
+// claims (PostgresStoreLeases.cpp). Not for use outside core/store.
 
 #include "DeliveryStore.h"
 #include "PostgresConnection.h"
@@ -22,7 +22,15 @@
 namespace EventDesk {
 
 // The schema version this build writes and reads (the one row of eventdesk_store).
-inline constexpr int PostgresSchemaVersion = 1;
+// Version 2 (issue 21): several engines share the store (instances, deliveries.owner,
+// attempt_log.instance); PostgresStoreSchema.cpp migrates a version-1 store when it opens it.
+inline constexpr int PostgresSchemaVersion = 2;
+
+// The columns of a deliveries row in the order readPostgresDelivery() reads them.
+inline constexpr char PostgresDeliveryColumns[]
+    = "id, event_seq, topic, subscription, state, attempts, due_ms, publish_ms, last_outcome,"
+      " last_http_status, last_attempt_ms, reason, dl_unavailable_since_ms";
+void readPostgresDelivery(const PostgresResult &row, DeliveryRecord &record);
 
 // sql with SQLite's '?' placeholders numbered as PostgreSQL's $1, $2, ... ('?' inside a quoted
 // literal stays), so that the SQL of the shared row mappings (DeadLetterRows.h) serves both.
@@ -63,6 +71,11 @@ struct PostgresStoreState
     // instead of walking the index entries of rows it removed before (see writeAttempts()).
     qint64 attemptLogTrimmedThrough = 0;
 
+    // InstanceLeases (PostgresStoreLeases.cpp): the registered instance (0: none, the store then
+    // serves one engine as version 1 did), and the deliveries commit() found owned by another.
+    qint64 instanceId = 0;
+    QList<qint64> lostDeliveries;
+
     Error notOpen() const
     {
         using namespace Qt::StringLiterals;
@@ -72,11 +85,17 @@ struct PostgresStoreState
     // PostgresStoreSchema.cpp: makes the connected database a store of PostgresSchemaVersion, or
     // says why it cannot be one.
     Expected<void> openSchema();
+    Expected<void> migrateSchema();
+    // Runs statements inside the transaction the caller began; rolls back when one fails.
+    Expected<void> runInTransaction(const QList<QByteArray> &statements, const QString &what);
 
     // PostgresStoreWrites.cpp: the statements of insertPublished(), for its transaction or that of
     // insertResubmitted().
     void addPublished(PostgresTransaction &transaction, const QList<StoredEvent> &events,
                       const QList<DeliveryRecord> &deliveries) const;
+    // The registered instance as a parameter (NULL when none): the owner of new deliveries, the
+    // fence of changes, the maker of attempts.
+    void bindInstance(PostgresParameters &parameters) const;
     void addAttempts(PostgresTransaction &transaction,
                      const QList<AttemptLogEntry> &attempts) const;
 

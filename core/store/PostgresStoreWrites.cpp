@@ -10,6 +10,8 @@
 #include "DeadLetterRows.h"
 #include "PostgresStoreState.h"
 
+#include <QSet>
+
 #include <vector>
 
 using namespace Qt::StringLiterals;
@@ -24,32 +26,44 @@ const QByteArray InsertEventSql
 const QByteArray InsertDeliverySql
     = "INSERT INTO deliveries (id, event_seq, topic, subscription, state, attempts, due_ms,"
       " publish_ms, last_outcome, last_http_status, last_attempt_ms, reason,"
-      " dl_unavailable_since_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"_ba;
+      " dl_unavailable_since_ms, owner)"
+      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"_ba;
 const QByteArray RaiseMaximumSql = "UPDATE meta SET value = GREATEST(value, $1) WHERE key = $2"_ba;
 const QByteArray UpdateDeliverySql
     = "UPDATE deliveries SET state = $1, attempts = $2, due_ms = $3, last_outcome = $4,"
       " last_http_status = $5, last_attempt_ms = $6, reason = $7, dl_unavailable_since_ms = $8"
-      " WHERE id = $9"_ba;
+      " WHERE id = $9 AND owner IS NOT DISTINCT FROM $10 RETURNING id"_ba;
 // Finished deliveries, then their events that have no delivery left (deliveries_by_event keeps
-// NOT EXISTS a lookup): a whole batch is one statement each.
-const QByteArray RemoveDeliveriesSql = "DELETE FROM deliveries WHERE id = ANY($1)"_ba;
+// NOT EXISTS a lookup): a whole batch is one statement each. Like the update above, fenced: only
+// the rows this instance owns (InstanceLeases), the others are reported lost.
+const QByteArray RemoveDeliveriesSql
+    = "DELETE FROM deliveries WHERE id = ANY($1) AND owner IS NOT DISTINCT FROM $2 RETURNING id"_ba;
 const QByteArray RemoveFinishedEventsSql
     = "DELETE FROM events WHERE seq = ANY($1) AND NOT EXISTS"
       " (SELECT 1 FROM deliveries WHERE event_seq = events.seq)"_ba;
 const QByteArray InsertDroppedSql
     = "INSERT INTO dropped (topic, subscription, event_id, reason, last_outcome,"
       " last_http_status, attempts, dropped_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"_ba;
+// Several instances write the row of one subscription: each write takes the next revision, and
+// one that was overtaken by a later write (a higher revision committed first) changes nothing.
 const QByteArray UpsertProbationSql
-    = "INSERT INTO probation (topic, subscription, state, cause, until_ms, duration_ms, failures)"
-      " VALUES (coalesce($1, ''), coalesce($2, ''), $3, $4, $5, $6, $7)"
+    = "INSERT INTO probation (topic, subscription, state, cause, until_ms, duration_ms, failures,"
+      " revision, instance)"
+      " VALUES (coalesce($1, ''), coalesce($2, ''), $3, $4, $5, $6, $7,"
+      " nextval('probation_revisions'), $8)"
       " ON CONFLICT (topic, subscription) DO UPDATE SET state = EXCLUDED.state,"
       " cause = EXCLUDED.cause, until_ms = EXCLUDED.until_ms,"
-      " duration_ms = EXCLUDED.duration_ms, failures = EXCLUDED.failures"_ba;
+      " duration_ms = EXCLUDED.duration_ms, failures = EXCLUDED.failures,"
+      " revision = EXCLUDED.revision, instance = EXCLUDED.instance"
+      " WHERE probation.revision < EXCLUDED.revision"_ba;
 // One attempt and the ids of its events (a text[] parameter, in request order) in one statement:
 // the events' rows need the id the attempt row gets.
-const QByteArray InsertAttemptWithEventsSql = "WITH attempt AS ("
-    + postgresPlaceholders(InsertAttemptSql)
-    + " RETURNING id) INSERT INTO attempt_events (attempt_id, position, event_id)"
+// The instance that made the attempt is $10.
+const QByteArray InsertAttemptWithEventsSql
+    = "WITH attempt AS (INSERT INTO attempt_log (time_ms, topic, subscription, attempt,"
+      " http_status, outcome, duration_ms, next_due_ms, instance)"
+      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $10)"
+      " RETURNING id) INSERT INTO attempt_events (attempt_id, position, event_id)"
       " SELECT attempt.id, event.position - 1, event.id FROM attempt,"
       " unnest($9::text[]) WITH ORDINALITY AS event (id, position)"_ba;
 // Keeps the newest $1 attempts: the rows from $2 (already trimmed, see
@@ -65,6 +79,14 @@ const QByteArray TrimAttemptLogWithEventsSql
 const QByteArray RemoveDeadLettersSql = "DELETE FROM dead_letters WHERE id = ANY($1)"_ba;
 
 } // namespace
+
+void PostgresStoreState::bindInstance(PostgresParameters &parameters) const
+{
+    if (instanceId > 0)
+        parameters.bind(instanceId);
+    else
+        parameters.bindNull();
+}
 
 void PostgresStoreState::addPublished(PostgresTransaction &transaction,
                                       const QList<StoredEvent> &events,
@@ -89,8 +111,14 @@ void PostgresStoreState::addPublished(PostgresTransaction &transaction,
                      delivery.publishMs, static_cast<int>(delivery.lastOutcome),
                      delivery.lastHttpStatus, delivery.lastAttemptMs,
                      static_cast<int>(delivery.reason), delivery.deadLetterUnavailableSinceMs);
+        bindInstance(transaction.commands.last().parameters);
         maxDeliveryId = std::max(maxDeliveryId, delivery.id);
     }
+    // A registered instance numbers from blocks it reserved (reserveIds()), which meta already
+    // counts: raising the marks would only make every publish of every instance wait for the
+    // others' on the two rows of meta.
+    if (instanceId > 0)
+        return;
     transaction.add(RaiseMaximumSql, u"record the highest ids"_s)
         .bindAll(maxSeq, u"max_event_seq"_s);
     transaction.add(RaiseMaximumSql, u"record the highest ids"_s)
@@ -105,6 +133,7 @@ void PostgresStoreState::addAttempts(PostgresTransaction &transaction,
             = transaction.add(InsertAttemptWithEventsSql, u"write the delivery log"_s);
         bindAttemptValues(parameters, entry);
         parameters.bindArray(entry.eventIds);
+        bindInstance(parameters);
     }
     transaction.add(TrimAttemptLogWithEventsSql, u"trim the delivery log"_s)
         .bindAll(qint64(maxAttemptLogRows), attemptLogTrimmedThrough);
@@ -137,12 +166,16 @@ Expected<void> PostgresDeliveryStore::commit(const StoreBatch &batch)
         return {};
     PostgresTransaction transaction;
     for (const DeliveryRecord &delivery : batch.updates) {
-        transaction.add(UpdateDeliverySql, u"update delivery %1"_s.arg(delivery.id))
-            .bindAll(static_cast<int>(delivery.state), delivery.attempts, delivery.dueMs,
-                     static_cast<int>(delivery.lastOutcome), delivery.lastHttpStatus,
-                     delivery.lastAttemptMs, static_cast<int>(delivery.reason),
-                     delivery.deadLetterUnavailableSinceMs, delivery.id);
+        PostgresParameters &parameters
+            = transaction.add(UpdateDeliverySql, u"update delivery %1"_s.arg(delivery.id));
+        parameters.bindAll(static_cast<int>(delivery.state), delivery.attempts, delivery.dueMs,
+                           static_cast<int>(delivery.lastOutcome), delivery.lastHttpStatus,
+                           delivery.lastAttemptMs, static_cast<int>(delivery.reason),
+                           delivery.deadLetterUnavailableSinceMs, delivery.id);
+        d->bindInstance(parameters);
     }
+    // results[i] below answers transaction.commands[i].
+    qsizetype removeIndex = -1;
     if (!batch.finished.isEmpty()) {
         std::vector<qint64> deliveryIds;
         std::vector<qint64> eventSeqs;
@@ -152,8 +185,11 @@ Expected<void> PostgresDeliveryStore::commit(const StoreBatch &batch)
             deliveryIds.push_back(delivery.id);
             eventSeqs.push_back(delivery.eventSeq);
         }
-        transaction.add(RemoveDeliveriesSql, u"remove finished deliveries"_s)
-            .bindArray(deliveryIds);
+        removeIndex = transaction.commands.size();
+        PostgresParameters &parameters
+            = transaction.add(RemoveDeliveriesSql, u"remove finished deliveries"_s);
+        parameters.bindArray(deliveryIds);
+        d->bindInstance(parameters);
         transaction.add(RemoveFinishedEventsSql, u"remove finished events"_s).bindArray(eventSeqs);
     }
     const QByteArray insertDeadLetterSql = postgresPlaceholders(InsertDeadLetterSql);
@@ -172,15 +208,34 @@ Expected<void> PostgresDeliveryStore::commit(const StoreBatch &batch)
     if (trims)
         d->addAttempts(transaction, batch.attempts);
     for (const ProbationRecord &record : batch.probation) {
-        transaction.add(UpsertProbationSql, u"store probation of %1"_s.arg(record.subscription))
-            .bindAll(record.topic, record.subscription, record.state,
-                     static_cast<int>(record.cause), record.untilMs, record.durationMs,
-                     record.consecutiveFailures);
+        PostgresParameters &parameters = transaction.add(
+            UpsertProbationSql, u"store probation of %1"_s.arg(record.subscription));
+        parameters.bindAll(record.topic, record.subscription, record.state,
+                           static_cast<int>(record.cause), record.untilMs, record.durationMs,
+                           record.consecutiveFailures);
+        d->bindInstance(parameters);
     }
 
     auto results = d->connection->transaction(transaction.commands, transaction.whats);
     if (!results)
         return Error(results.error());
+    // Fencing: a row another instance owns now was neither updated nor removed.
+    for (qsizetype i = 0; i < batch.updates.size(); ++i) {
+        if (results.value()[size_t(i)].rowCount() == 0)
+            d->lostDeliveries.append(batch.updates.at(i).id);
+    }
+    if (removeIndex >= 0) {
+        PostgresResult &removed = results.value()[size_t(removeIndex)];
+        QSet<qint64> gone;
+        for (int row = 0; row < removed.rowCount(); ++row) {
+            removed.setRow(row);
+            gone.insert(removed.columnInt64(0));
+        }
+        for (const FinishedDelivery &delivery : batch.finished) {
+            if (!gone.contains(delivery.id))
+                d->lostDeliveries.append(delivery.id);
+        }
+    }
     if (trims) {
         // The trim's answer: the newest id it removed (or had removed before).
         const qsizetype trim = transaction.whats.lastIndexOf(u"trim the delivery log"_s);
