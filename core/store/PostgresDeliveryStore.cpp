@@ -9,6 +9,7 @@
 #include "AttemptLogRows.h"
 #include "DeadLetterRows.h"
 #include "PostgresStoreState.h"
+#include "ProbationRows.h"
 
 #include <vector>
 
@@ -234,19 +235,8 @@ Expected<QList<ProbationRecord>> PostgresDeliveryStore::loadProbation()
     if (!d->connection)
         return d->notOpen();
     return d->collect<ProbationRecord>(
-        "SELECT topic, subscription, state, cause, until_ms, duration_ms, failures"
-        " FROM probation"_ba,
-        {}, u"load probation"_s, [](const PostgresResult &row) {
-            ProbationRecord record;
-            record.topic = row.columnText(0);
-            record.subscription = row.columnText(1);
-            record.state = row.columnInt(2);
-            record.cause = static_cast<DeliveryOutcome>(row.columnInt(3));
-            record.untilMs = row.columnInt64(4);
-            record.durationMs = row.columnInt64(5);
-            record.consecutiveFailures = row.columnInt(6);
-            return record;
-        });
+        "SELECT "_ba + ProbationColumns + " FROM probation"_ba, {}, u"load probation"_s,
+        [](const PostgresResult &row) { return readProbationRow(row); });
 }
 
 Expected<QList<DeadLetterEntry>> PostgresDeliveryStore::deadLetters(const DeadLetterQuery &query)

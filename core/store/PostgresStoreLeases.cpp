@@ -10,6 +10,7 @@
 #include "PostgresDeliveryStore.h"
 
 #include "PostgresStoreState.h"
+#include "ProbationRows.h"
 
 using namespace Qt::StringLiterals;
 
@@ -55,9 +56,9 @@ const QByteArray ClaimSql = "WITH dead AS (SELECT id FROM instances WHERE "_ba +
       " WHERE id IN (SELECT id FROM released UNION ALL SELECT id FROM orphaned)"
       " RETURNING "_ba
     + PostgresDeliveryColumns;
-const QByteArray ProbationOfOthersSql
-    = "SELECT topic, subscription, state, cause, until_ms, duration_ms, failures, revision,"
-      " instance FROM probation WHERE instance IS DISTINCT FROM $1 AND instance IS NOT NULL"_ba;
+const QByteArray ProbationOfOthersSql = "SELECT "_ba + ProbationColumns
+    + ", revision, instance FROM probation WHERE instance IS DISTINCT FROM $1"
+      " AND instance IS NOT NULL"_ba;
 // Releasing: the row goes, and with it (ON DELETE SET NULL) the ownership of its deliveries.
 const QByteArray ReleaseSql = "DELETE FROM instances WHERE id = $1"_ba;
 
@@ -175,21 +176,14 @@ Expected<QList<ProbationRecord>> PostgresDeliveryStore::probationOfOthers()
         return d->notOpen();
     PostgresParameters parameters;
     d->bindInstance(parameters);
-    return d->collect<ProbationRecord>(
-        ProbationOfOthersSql, parameters, u"read the probation of other instances"_s,
-        [](const PostgresResult &row) {
-            ProbationRecord record;
-            record.topic = row.columnText(0);
-            record.subscription = row.columnText(1);
-            record.state = row.columnInt(2);
-            record.cause = static_cast<DeliveryOutcome>(row.columnInt(3));
-            record.untilMs = row.columnInt64(4);
-            record.durationMs = row.columnInt64(5);
-            record.consecutiveFailures = row.columnInt(6);
-            record.revision = row.columnInt64(7);
-            record.instance = row.columnInt64(8);
-            return record;
-        });
+    return d->collect<ProbationRecord>(ProbationOfOthersSql, parameters,
+                                       u"read the probation of other instances"_s,
+                                       [](const PostgresResult &row) {
+                                           ProbationRecord record = readProbationRow(row);
+                                           record.revision = row.columnInt64(7);
+                                           record.instance = row.columnInt64(8);
+                                           return record;
+                                       });
 }
 
 } // namespace EventDesk

@@ -5,8 +5,9 @@
 
 #include "SqliteDeliveryStore.h"
 
-#include "SqliteStoreState.h"
+#include "ProbationRows.h"
 #include "SqliteStoreSchema.h"
+#include "SqliteStoreState.h"
 
 using namespace Qt::StringLiterals;
 
@@ -98,7 +99,8 @@ qint64 SqliteDeliveryStore::unfinishedDeliveryCountHint()
     if (!d->database)
         return 0;
     // SQLite counts through the smallest index (deliveries_by_event): ~5 ms for a million rows.
-    SqliteStatement query = SqliteStatement::prepare(d->database, "SELECT count(*) FROM deliveries"_ba);
+    SqliteStatement query
+        = SqliteStatement::prepare(d->database, "SELECT count(*) FROM deliveries"_ba);
     return query.isValid() && query.step() == SQLITE_ROW ? query.columnInt64(0) : 0;
 }
 
@@ -119,21 +121,12 @@ Expected<QList<ProbationRecord>> SqliteDeliveryStore::loadProbation()
     if (!d->database)
         return d->notOpen();
     QString errorText;
-    SqliteStatement *query = d->statement("SELECT topic, subscription, state, cause, until_ms,"
-                                          " duration_ms, failures FROM probation"_ba,
-                                          &errorText);
+    SqliteStatement *query
+        = d->statement("SELECT "_ba + ProbationColumns + " FROM probation"_ba, &errorText);
     if (!query)
         return d->error(u"prepare loading probation: %1"_s.arg(errorText));
     return d->collect<ProbationRecord>(*query, u"load probation"_s, [](const SqliteStatement &row) {
-        ProbationRecord record;
-        record.topic = row.columnText(0);
-        record.subscription = row.columnText(1);
-        record.state = row.columnInt(2);
-        record.cause = static_cast<DeliveryOutcome>(row.columnInt(3));
-        record.untilMs = row.columnInt64(4);
-        record.durationMs = row.columnInt64(5);
-        record.consecutiveFailures = row.columnInt(6);
-        return record;
+        return readProbationRow(row);
     });
 }
 
