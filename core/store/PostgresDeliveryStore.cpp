@@ -9,7 +9,7 @@
 #include "AttemptLogRows.h"
 #include "DeadLetterRows.h"
 #include "PostgresStoreState.h"
-#include "ProbationRows.h"
+#include "StoreRows.h"
 
 #include <vector>
 
@@ -62,35 +62,6 @@ void readPostgresDelivery(const PostgresResult &row, DeliveryRecord &record)
 }
 
 namespace {
-
-StoredEvent readEvent(const PostgresResult &row)
-{
-    StoredEvent event;
-    event.seq = row.columnInt64(0);
-    event.topic = row.columnText(1);
-    event.id = row.columnText(2);
-    event.eventType = row.columnText(3);
-    event.subject = row.columnText(4);
-    event.dataVersion = row.columnText(5);
-    event.eventTime = row.columnText(6);
-    event.publishMs = row.columnInt64(7);
-    event.body = row.columnBlob(8);
-    return event;
-}
-
-DroppedEntry readDropped(const PostgresResult &row)
-{
-    DroppedEntry entry;
-    entry.topic = row.columnText(0);
-    entry.subscription = row.columnText(1);
-    entry.eventId = row.columnText(2);
-    entry.reason = static_cast<DeadLetterReason>(row.columnInt(3));
-    entry.lastOutcome = static_cast<DeliveryOutcome>(row.columnInt(4));
-    entry.lastHttpStatus = row.columnInt(5);
-    entry.attempts = row.columnInt(6);
-    entry.droppedMs = row.columnInt64(7);
-    return entry;
-}
 
 std::vector<qint64> keyArray(const QList<qint64> &keys)
 {
@@ -226,7 +197,7 @@ Expected<QList<StoredEvent>> PostgresDeliveryStore::loadEvents(const QList<qint6
     parameters.bindArray(keyArray(seqs));
     return d->collect<StoredEvent>("SELECT "_ba + EventColumns
                                        + " FROM events WHERE seq = ANY($1)"_ba,
-                                   parameters, u"load events"_s, readEvent);
+                                   parameters, u"load events"_s, readEventRow<PostgresResult>);
 }
 
 Expected<QList<ProbationRecord>> PostgresDeliveryStore::loadProbation()
@@ -296,9 +267,9 @@ Expected<QList<DroppedEntry>> PostgresDeliveryStore::droppedDeliveries(int limit
         return d->notOpen();
     PostgresParameters parameters;
     bindLimit(parameters, limit);
-    return d->collect<DroppedEntry>("SELECT "_ba + DroppedColumns
-                                        + " FROM dropped ORDER BY id DESC LIMIT $1"_ba,
-                                    parameters, u"read dropped deliveries"_s, readDropped);
+    return d->collect<DroppedEntry>(
+        "SELECT "_ba + DroppedColumns + " FROM dropped ORDER BY id DESC LIMIT $1"_ba, parameters,
+        u"read dropped deliveries"_s, readDroppedRow<PostgresResult>);
 }
 
 Expected<QList<AttemptLogEntry>> PostgresDeliveryStore::attemptLog(int limit)

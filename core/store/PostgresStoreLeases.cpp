@@ -10,7 +10,7 @@
 #include "PostgresDeliveryStore.h"
 
 #include "PostgresStoreState.h"
-#include "ProbationRows.h"
+#include "StoreRows.h"
 
 using namespace Qt::StringLiterals;
 

@@ -5,7 +5,7 @@
 
 #include "SqliteDeliveryStore.h"
 
-#include "ProbationRows.h"
+#include "StoreRows.h"
 #include "SqliteStoreSchema.h"
 #include "SqliteStoreState.h"
 

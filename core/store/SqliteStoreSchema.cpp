@@ -3,6 +3,7 @@
 #include "SqliteStoreSchema.h"
 
 #include "SqliteStatement.h"
+#include "StoreRows.h"
 
 using namespace Qt::StringLiterals;
 
@@ -89,31 +90,12 @@ DeliveryRecord readDelivery(const SqliteStatement &row)
 
 StoredEvent readEvent(const SqliteStatement &row)
 {
-    StoredEvent event;
-    event.seq = row.columnInt64(0);
-    event.topic = row.columnText(1);
-    event.id = row.columnText(2);
-    event.eventType = row.columnText(3);
-    event.subject = row.columnText(4);
-    event.dataVersion = row.columnText(5);
-    event.eventTime = row.columnText(6);
-    event.publishMs = row.columnInt64(7);
-    event.body = row.columnBlob(8);
-    return event;
+    return readEventRow(row);
 }
 
 DroppedEntry readDropped(const SqliteStatement &row)
 {
-    DroppedEntry entry;
-    entry.topic = row.columnText(0);
-    entry.subscription = row.columnText(1);
-    entry.eventId = row.columnText(2);
-    entry.reason = static_cast<DeadLetterReason>(row.columnInt(3));
-    entry.lastOutcome = static_cast<DeliveryOutcome>(row.columnInt(4));
-    entry.lastHttpStatus = row.columnInt(5);
-    entry.attempts = row.columnInt(6);
-    entry.droppedMs = row.columnInt64(7);
-    return entry;
+    return readDroppedRow(row);
 }
 
 QByteArray droppedOfEventSql()
