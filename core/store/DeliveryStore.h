@@ -16,6 +16,8 @@
 
 namespace EventDesk {
 
+class SharedConfiguration; // SharedConfiguration.h
+
 // An accepted event as persisted (SPEC D1). seq is assigned by the engine (see maxIds()).
 struct StoredEvent
 {
@@ -301,6 +303,9 @@ public:
     // A store several engines share (see InstanceLeases); nullptr for a store of one engine, which
     // then assigns ids from maxIds() and loads every unfinished delivery at start.
     virtual InstanceLeases *instanceLeases() { return nullptr; }
+    // The topics and subscriptions, on a store several engines share (SharedConfiguration.h);
+    // nullptr where each workspace.json holds its own.
+    virtual SharedConfiguration *sharedConfiguration() { return nullptr; }
 
     // Lets go of the file or connection once the engine has committed everything (before the
     // workspace lock is released); later calls fail as "not open".
