@@ -29,8 +29,10 @@ struct Adoption
 
 // At start-up: a store never given a configuration (revision 0) is given workspace's topics;
 // otherwise workspace's topics are replaced by the store's (the local ones are ignored, and the
-// log says so when they differ). Instances starting together on an empty store: the first one's
-// topics win, a topic only a later one defines is added (saveConfiguration's rules).
+// log says so when they differ). Instances starting together on an empty store import as edits
+// of the empty configuration (saveConfiguration's rules): the first one's topics are kept; a later
+// one whose topics include a name the store holds by then writes nothing and uses the store's; one
+// whose topics are all new adds them.
 Expected<Adoption> adopt(SharedConfiguration &configuration, Workspace &workspace);
 
 // eventdeskd --import-workspace: the topics of the workspace.json at path become the store's whole
