@@ -238,8 +238,8 @@ void PostgresStoreTest::serverGoneIsAnErrorAndComesBack()
     QCOMPARE(store.maxIds()->deliveryId, 3);
 }
 
-// A publish of more rows than one insert statement carries (the store sends them as arrays, a few
-// thousand rows per statement): every row and field arrives, NULL and '' stay apart, and when one
+// A publish of more rows than one insert statement carries (the store sends them as arrays, some
+// hundred rows per statement): every row and field arrives, NULL and '' stay apart, and when one
 // row of a later statement fails the error names that row and nothing of the publish is kept.
 void PostgresStoreTest::largePublishKeepsEveryRowAndNamesTheOneThatFails()
 {
@@ -294,7 +294,7 @@ void PostgresStoreTest::largePublishKeepsEveryRowAndNamesTheOneThatFails()
     }
     QCOMPARE(store.maxIds()->deliveryId, 2 * EventCount);
 
-    // The second publish reuses delivery id 7 in its 6,001st delivery row (the fourth statement).
+    // The second publish reuses delivery id 7 in its 6,001st delivery row (a later statement).
     QList<StoredEvent> moreEvents;
     QList<DeliveryRecord> moreDeliveries;
     for (int seq = EventCount + 1; seq <= 2 * EventCount; ++seq) {
