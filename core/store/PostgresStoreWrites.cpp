@@ -78,16 +78,26 @@ const QByteArray UpsertProbationSql
       " duration_ms = EXCLUDED.duration_ms, failures = EXCLUDED.failures,"
       " revision = EXCLUDED.revision, instance = EXCLUDED.instance"
       " WHERE probation.revision < EXCLUDED.revision"_ba;
-// One attempt and the ids of its events (a text[] parameter, in request order) in one statement:
-// the events' rows need the id the attempt row gets.
-// The instance that made the attempt is $10.
-const QByteArray InsertAttemptWithEventsSql
-    = "WITH attempt AS (INSERT INTO attempt_log (time_ms, topic, subscription, attempt,"
-      " http_status, outcome, duration_ms, next_due_ms, instance)"
-      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $10)"
-      " RETURNING id) INSERT INTO attempt_events (attempt_id, position, event_id)"
-      " SELECT attempt.id, event.position - 1, event.id FROM attempt,"
-      " unnest($9::text[]) WITH ORDINALITY AS event (id, position)"_ba;
+// Many attempts and the ids of their events in one statement: the attempts as arrays $1-$8, their
+// events flattened into $9 (the attempt's place in $1-$8, from 1), $10 (the event's position in
+// its request) and $11 (its id); $12 the instance that made them. The attempt rows take their ids
+// from the table's identity in the order given (the log is read and trimmed by id), and the events'
+// rows need those ids: hence nextval() first, then both inserts. One statement per attempt cost
+// ~14 µs of server CPU per delivery with batching off (bench_cluster).
+const QByteArray InsertAttemptsWithEventsSql
+    = "WITH attempts AS (SELECT nextval(pg_get_serial_sequence('attempt_log', 'id')::regclass)"
+      " AS id, given.* FROM (SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[],"
+      " $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[]) WITH ORDINALITY"
+      " AS rows (time_ms, topic, subscription, attempt, http_status, outcome, duration_ms,"
+      " next_due_ms, ordinal) ORDER BY ordinal) AS given),"
+      " logged AS (INSERT INTO attempt_log (id, time_ms, topic, subscription, attempt,"
+      " http_status, outcome, duration_ms, next_due_ms, instance) OVERRIDING SYSTEM VALUE"
+      " SELECT id, time_ms, topic, subscription, attempt, http_status, outcome, duration_ms,"
+      " next_due_ms, $12::bigint FROM attempts ORDER BY ordinal)"
+      " INSERT INTO attempt_events (attempt_id, position, event_id)"
+      " SELECT attempts.id, event.position, event.event_id FROM unnest($9::bigint[],"
+      " $10::bigint[], $11::text[]) AS event (ordinal, position, event_id)"
+      " JOIN attempts USING (ordinal)"_ba;
 // Keeps the newest $1 attempts: the rows from $2 (already trimmed, see
 // PostgresStoreState::attemptLogTrimmedThrough) to the newest id - $1 go, events first; answers
 // that bound. In the same transaction as the attempts, so the log never holds more than $1 rows.
@@ -233,11 +243,43 @@ void PostgresStoreState::addPublished(PostgresTransaction &transaction,
 void PostgresStoreState::addAttempts(PostgresTransaction &transaction,
                                      const QList<AttemptLogEntry> &attempts) const
 {
-    for (const AttemptLogEntry &entry : attempts) {
+    using Element = PostgresArray::Element;
+    static const QString emptyId = u""_s;
+    for (qsizetype first = 0; first < attempts.size(); first += RowsPerStatement) {
+        const qsizetype count = std::min(RowsPerStatement, attempts.size() - first);
+        qsizetype eventCount = 0;
+        for (qsizetype i = first; i < first + count; ++i)
+            eventCount += attempts.at(i).eventIds.size();
+        PostgresArray timesMs(Element::BigInt, count), topics(Element::Text, count, count * 16),
+            subscriptions(Element::Text, count, count * 16), numbers(Element::BigInt, count),
+            statuses(Element::BigInt, count), outcomes(Element::BigInt, count),
+            durationsMs(Element::BigInt, count), nextDueMs(Element::BigInt, count),
+            ordinals(Element::BigInt, eventCount), positions(Element::BigInt, eventCount),
+            eventIds(Element::Text, eventCount, eventCount * 40);
+        for (qsizetype i = first; i < first + count; ++i) {
+            const AttemptLogEntry &entry = attempts.at(i);
+            timesMs.append(entry.timeMs);
+            topics.append(entry.topic);
+            subscriptions.append(entry.subscription);
+            numbers.append(entry.attempt);
+            statuses.append(entry.httpStatus);
+            outcomes.append(static_cast<int>(entry.outcome));
+            durationsMs.append(entry.durationMs);
+            nextDueMs.append(entry.nextDueMs);
+            for (qsizetype position = 0; position < entry.eventIds.size(); ++position) {
+                ordinals.append(qint64(i - first + 1));
+                positions.append(qint64(position));
+                // attempt_events requires an id: a null one is stored empty, as before.
+                const QString &id = entry.eventIds.at(position);
+                eventIds.append(id.isNull() ? emptyId : id);
+            }
+        }
         PostgresParameters &parameters
-            = transaction.add(InsertAttemptWithEventsSql, u"write the delivery log"_s);
-        bindAttemptValues(parameters, entry);
-        parameters.bindArray(entry.eventIds);
+            = transaction.add(InsertAttemptsWithEventsSql, u"write the delivery log"_s);
+        for (PostgresArray *column :
+             {&timesMs, &topics, &subscriptions, &numbers, &statuses, &outcomes, &durationsMs,
+              &nextDueMs, &ordinals, &positions, &eventIds})
+            parameters.bindArray(std::move(*column));
         bindInstance(parameters);
     }
     transaction.add(TrimAttemptLogWithEventsSql, u"trim the delivery log"_s)

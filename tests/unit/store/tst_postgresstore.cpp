@@ -57,6 +57,7 @@ private Q_SLOTS:
     void rejectsOtherLocations();
     void serverGoneIsAnErrorAndComesBack();
     void largePublishKeepsEveryRowAndNamesTheOneThatFails();
+    void manyAttemptsInOneCommitKeepTheirOrderAndEvents();
 
 private:
     std::unique_ptr<PostgresServer> m_server;
@@ -312,6 +313,47 @@ void PostgresStoreTest::largePublishKeepsEveryRowAndNamesTheOneThatFails()
     QCOMPARE(store.loadUnfinishedDeliveries()->size(), 2 * EventCount);
     QVERIFY(store.loadEvents({EventCount + 1})->isEmpty());
     QCOMPARE(store.maxIds()->eventSeq, EventCount);
+}
+
+// A group commit of more attempts than one statement carries: every attempt is logged, newest
+// last (ids in the order given), each with its own events in request order, none with another's.
+void PostgresStoreTest::manyAttemptsInOneCommitKeepTheirOrderAndEvents()
+{
+    constexpr int AttemptCount = 1234;
+    const QString url = m_server->createDatabase(u"many_attempts"_s);
+    QVERIFY(!url.isEmpty());
+    PostgresDeliveryStore store(2 * AttemptCount);
+    QVERIFY(store.open(url));
+    StoreBatch batch;
+    for (int i = 1; i <= AttemptCount; ++i) {
+        AttemptLogEntry entry;
+        entry.timeMs = 1000 + i;
+        entry.topic = u"orders"_s;
+        entry.subscription = i % 2 == 0 ? u"sub-one"_s : u"sub-two"_s;
+        entry.attempt = i % 30 + 1;
+        entry.httpStatus = i % 7 == 0 ? 503 : 200;
+        entry.durationMs = i;
+        for (int event = 0; event < i % 4; ++event) // 0 to 3 events
+            entry.eventIds.append(u"a%1-e%2"_s.arg(i).arg(event));
+        batch.attempts.append(entry);
+    }
+    const auto committed = store.commit(batch);
+    QVERIFY2(committed, qPrintable(committed.error()));
+    const auto log = store.attemptLog(0);
+    QVERIFY2(log, qPrintable(log.error()));
+    QCOMPARE(log->size(), AttemptCount);
+    for (int row = 0; row < AttemptCount; ++row) {
+        const AttemptLogEntry &logged = log->at(row); // newest first
+        const AttemptLogEntry &given = batch.attempts.at(AttemptCount - 1 - row);
+        QCOMPARE(logged.timeMs, given.timeMs);
+        QCOMPARE(logged.subscription, given.subscription);
+        QCOMPARE(logged.attempt, given.attempt);
+        QCOMPARE(logged.httpStatus, given.httpStatus);
+        QCOMPARE(logged.durationMs, given.durationMs);
+        QCOMPARE(logged.eventIds, given.eventIds);
+        if (row > 0)
+            QVERIFY(logged.id < log->at(row - 1).id);
+    }
 }
 
 QTEST_GUILESS_MAIN(PostgresStoreTest)
