@@ -67,6 +67,16 @@ void writeInt32(char *at, qint32 value)
     qToBigEndian(value, at);
 }
 
+// Whether a statement failed because of the values of a row (SQLSTATE classes 22, data
+// exception, and 23, integrity constraint violation: a duplicate id, a NUL in a text) rather
+// than the connection, the server or the transaction: only such a failure is worth replaying row
+// by row to name the row (PostgresCommand::singleRows).
+bool isRowError(const PGresult *result)
+{
+    const char *state = PQresultErrorField(result, PG_DIAG_SQLSTATE);
+    return state && (qstrncmp(state, "22", 2) == 0 || qstrncmp(state, "23", 2) == 0);
+}
+
 void ignoreNotice(void *, const char *)
 {
 }
@@ -543,7 +553,7 @@ PostgresConnection::pipeline(const QList<const PostgresCommand *> &commands,
             if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
                 if (failure.isEmpty() && status != PGRES_PIPELINE_ABORTED) {
                     failure = u"%1: %2"_s.arg(itemWhat(item), resultErrorText(result));
-                    if (isCommand(item))
+                    if (isCommand(item) && isRowError(result))
                         *failedCommand = item - 1;
                 }
                 PQclear(result);

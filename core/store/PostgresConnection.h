@@ -175,8 +175,8 @@ private:
     QString resultErrorText(pg_result *result) const;
     void rollbackIfNeeded();
     enum class Ending { Commit, Rollback };
-    // transaction()'s pipeline; failedCommand: the index of the command that failed (-1: none, or
-    // BEGIN, COMMIT or the connection).
+    // transaction()'s pipeline; failedCommand: the index of the command whose row values made it
+    // fail (-1: none failed, or not for its values: BEGIN, COMMIT, the connection, the server).
     Expected<std::vector<PostgresResult>> pipeline(const QList<const PostgresCommand *> &commands,
                                                    const QStringList &whats, Ending ending,
                                                    qsizetype *failedCommand);
