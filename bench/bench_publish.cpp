@@ -8,12 +8,12 @@
 //             deliveries row per event, same schema, WAL, synchronous=NORMAL - in transactions of
 //             5000 events.
 #include "BenchCommon.h"
+#include "BenchPublisher.h"
 
 #include <QCommandLineParser>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
-#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QUrl>
 
@@ -98,84 +98,11 @@ double rawSqliteRate(const QString &file, qint64 events, QString *error)
 }
 
 
-using NextBody = std::function<QByteArray()>; // a null array: nothing more to publish
-using Answered = std::function<void(int status, const QByteArray &body)>;
-
-// One publishing HTTP/1.1 connection that writes each request - head and body - to its socket in
-// one piece and reads the short answer itself, so that the client costs little next to the
-// engine. (With QNetworkAccessManager as the client, a 1 MB upload took 8-14 ms here - timed
-// from the answer to the previous request until the next body was complete at the endpoint -
-// longer than parsing or storing that request: the client, not the engine, limited the run.)
-class PlainPublisher final : public QObject
-{
-public:
-    PlainPublisher(const QUrl &endpoint, NextBody nextBody, Answered answered)
-        : m_target(endpoint.path(QUrl::FullyEncoded).toLatin1() + '?' + endpoint.query(QUrl::FullyEncoded).toLatin1())
-        , m_host(endpoint.host().toLatin1() + ':' + QByteArray::number(endpoint.port()))
-        , m_nextBody(std::move(nextBody))
-        , m_answered(std::move(answered))
-    {
-        connect(&m_socket, &QTcpSocket::connected, this, &PlainPublisher::sendNext);
-        connect(&m_socket, &QTcpSocket::readyRead, this, &PlainPublisher::onReadyRead);
-        connect(&m_socket, &QTcpSocket::errorOccurred, this, [this] {
-            if (m_busy)
-                m_answered(0, m_socket.errorString().toUtf8());
-            m_busy = false;
-        });
-        m_socket.connectToHost(endpoint.host(), quint16(endpoint.port()));
-    }
-
-private:
-    void sendNext()
-    {
-        const QByteArray body = m_nextBody();
-        if (body.isNull())
-            return;
-        QByteArray request = "POST " + m_target + " HTTP/1.1\r\nHost: " + m_host
-            + "\r\nContent-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size())
-            + "\r\n\r\n";
-        request += body;
-        m_busy = true;
-        m_socket.write(request);
-    }
-
-    void onReadyRead()
-    {
-        m_buffer += m_socket.readAll();
-        const qsizetype headEnd = m_buffer.indexOf("\r\n\r\n");
-        if (headEnd < 0)
-            return;
-        const QByteArray head = m_buffer.left(headEnd).toLower();
-        qsizetype length = 0;
-        if (const qsizetype at = head.indexOf("\r\ncontent-length:"); at >= 0) {
-            const qsizetype from = at + 17;
-            const qsizetype to = head.indexOf('\r', from);
-            length = head.mid(from, to < 0 ? -1 : to - from).trimmed().toLongLong();
-        }
-        if (m_buffer.size() < headEnd + 4 + length)
-            return;
-        const int status = m_buffer.mid(9, 3).toInt(); // "HTTP/1.1 200 OK"
-        const QByteArray answer = m_buffer.mid(headEnd + 4, length);
-        m_buffer.remove(0, headEnd + 4 + length);
-        m_busy = false;
-        m_answered(status, answer);
-        sendNext();
-    }
-
-    const QByteArray m_target;
-    const QByteArray m_host;
-    NextBody m_nextBody;
-    Answered m_answered;
-    QTcpSocket m_socket;
-    QByteArray m_buffer;
-    bool m_busy = false;
-};
-
 // The same with QNetworkAccessManager, for comparison.
 class QnamPublisher final : public QObject
 {
 public:
-    QnamPublisher(QNetworkAccessManager *network, const QUrl &endpoint, NextBody nextBody, Answered answered)
+    QnamPublisher(QNetworkAccessManager *network, const QUrl &endpoint, Bench::NextBody nextBody, Bench::Answered answered)
         : m_network(network), m_endpoint(endpoint), m_nextBody(std::move(nextBody)), m_answered(std::move(answered))
     {
         sendNext();
@@ -199,8 +126,8 @@ private:
 
     QNetworkAccessManager *m_network;
     QUrl m_endpoint;
-    NextBody m_nextBody;
-    Answered m_answered;
+    Bench::NextBody m_nextBody;
+    Bench::Answered m_answered;
 };
 
 enum class Client { Plain, Qnam };
@@ -235,8 +162,8 @@ double engineRate(const QUrl &receiver, qint64 events, Client client, QString *e
     int rejected = 0;
     QElapsedTimer timer;
     double lastAnswerSeconds = 0;
-    const NextBody nextBody = [&] { return next < bodies.size() ? bodies.at(next++) : QByteArray(); };
-    const Answered answered = [&](int status, const QByteArray &answer) {
+    const Bench::NextBody nextBody = [&] { return next < bodies.size() ? bodies.at(next++) : QByteArray(); };
+    const Bench::Answered answered = [&](int status, const QByteArray &answer) {
         if (status != 200 && rejected++ == 0)
             Bench::info(u"publish rejected (%1): %2"_s.arg(status).arg(QString::fromUtf8(answer.left(300))));
         if (++finished == bodies.size())
@@ -247,7 +174,7 @@ double engineRate(const QUrl &receiver, qint64 events, Client client, QString *e
     const double cpuBefore = Bench::cpuSeconds();
     for (int i = 0; i < 2; ++i) { // two publishers, as two HTTP clients would
         if (client == Client::Plain)
-            publishers.push_back(std::make_unique<PlainPublisher>(endpoint, nextBody, answered));
+            publishers.push_back(std::make_unique<Bench::PlainPublisher>(endpoint, nextBody, answered));
         else
             publishers.push_back(std::make_unique<QnamPublisher>(&network, endpoint, nextBody, answered));
     }

@@ -8,18 +8,38 @@
 #   bench/run.sh [BUILD_DIR [PROGRAM...]]   (default: build, every program; the benchmarks are
 #                                            built with the project)
 #   e.g. bench/run.sh build bench_delivery bench_publish      benchmarks 1, 6 and 2 only
+#        bench/run.sh build bench_cluster bench_postgres_insert   benchmark 8 and the PostgreSQL
+#                                                                 store's insert path
 #
-# Needs nginx and wrk (Debian packages nginx and wrk; scripts/install-deps.sh installs them).
+# Needs nginx and wrk (Debian packages nginx and wrk; scripts/install-deps.sh installs them);
+# benchmark 8 also the PostgreSQL server programs (Debian: postgresql) for its throwaway cluster.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 bin="$build/bench"
-all_programs=(bench_delivery bench_publish bench_backlog bench_deadletters bench_gui_stall bench_resubmit_topic)
+all_programs=(bench_delivery bench_publish bench_backlog bench_deadletters bench_gui_stall bench_resubmit_topic
+    bench_cluster bench_postgres_insert)
+# Benchmark 8 and the insert path need the PostgreSQL store: a build without it has no such programs.
+postgres_programs=(bench_cluster bench_postgres_insert)
+with_postgres=$(sed -n 's/^EVENTDESK_WITH_POSTGRESQL:BOOL=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
 programs=("${@:2}")
 [[ ${#programs[@]} -gt 0 ]] || programs=("${all_programs[@]}")
+skipped=()
+declare -A skip_reason=()
 for program in "${programs[@]}"; do
     [[ " ${all_programs[*]} " == *" $program "* ]] || { echo "unknown benchmark program: $program (one of: ${all_programs[*]})" >&2; exit 2; }
+    if [[ " ${postgres_programs[*]} " == *" $program "* && $with_postgres == OFF ]]; then
+        skipped+=("$program")
+        skip_reason[$program]="this build has no PostgreSQL store (EVENTDESK_WITH_POSTGRESQL=OFF)"
+        continue
+    fi
+    # QtSql (for the QPSQL comparison) is optional: without it CMake does not build this one.
+    if [[ $program == bench_postgres_insert && ! -x "$bin/$program" ]]; then
+        skipped+=("$program")
+        skip_reason[$program]="not built: CMake found no Qt6 Sql"
+        continue
+    fi
     [[ -x "$bin/$program" ]] || { echo "missing $bin/$program: build the project first" >&2; exit 1; }
 done
 nginx=$(command -v nginx || true)
@@ -98,7 +118,12 @@ printf 'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nw
 wrk_rate=$(wrk -t1 -c8 -d5s -s "$work/post.lua" "http://127.0.0.1:$port/" | awk '/Requests\/sec/ {printf "%.0f", $2}')
 echo "== wrk -t1 -c8 -d5s: $wrk_rate req/s" >&2
 
+for program in "${skipped[@]}"; do
+    echo "== $program: skipped, ${skip_reason[$program]}" >&2
+    echo "RESULT|$program|skipped: ${skip_reason[$program]}|-|-|-|-" >>"$log"
+done
 for program in "${programs[@]}"; do
+    [[ " ${skipped[*]} " == *" $program "* ]] && continue
     case $program in
     bench_delivery) run "$bin/bench_delivery" --port "$port" --multi-port-base "$multi_base" --wrk-rate "$wrk_rate" --requests 10000 ;;
     bench_publish) run "$bin/bench_publish" --port "$port" --events 100000 ;;
@@ -106,6 +131,8 @@ for program in "${programs[@]}"; do
     bench_deadletters) run "$bin/bench_deadletters" ;;
     bench_gui_stall) run "$bin/bench_gui_stall" --port "$port" --requests 10000 ;;
     bench_resubmit_topic) run "$bin/bench_resubmit_topic" --port "$port" ;;
+    bench_cluster) run "$bin/bench_cluster" --port "$port" ;;
+    bench_postgres_insert) run "$bin/bench_postgres_insert" ;;
     esac
 done
 

@@ -4,6 +4,7 @@
 
 #include "StoreLocation.h"
 
+#include <QStringEncoder>
 #include <QUrl>
 #include <QUrlQuery>
 #include <QtEndian>
@@ -20,6 +21,7 @@ namespace {
 constexpr Oid ByteaOid = 17;
 constexpr Oid Int8Oid = 20;
 constexpr Oid TextOid = 25;
+constexpr Oid ByteaArrayOid = 1001;
 constexpr Oid TextArrayOid = 1009;
 constexpr Oid Int8ArrayOid = 1016;
 
@@ -54,6 +56,25 @@ QByteArray arrayHeader(Oid elementType, qsizetype count)
         appendInt32(bytes, 1); // lower bound
     }
     return bytes;
+}
+
+// The header of a non-empty one-dimensional array: dimensions, NULL flag, element type, length,
+// lower bound.
+constexpr qsizetype ArrayHeaderBytes = 20;
+
+void writeInt32(char *at, qint32 value)
+{
+    qToBigEndian(value, at);
+}
+
+// Whether a statement failed because of the values of a row (SQLSTATE classes 22, data
+// exception, and 23, integrity constraint violation: a duplicate id, a NUL in a text) rather
+// than the connection, the server or the transaction: only such a failure is worth replaying row
+// by row to name the row (PostgresCommand::singleRows).
+bool isRowError(const PGresult *result)
+{
+    const char *state = PQresultErrorField(result, PG_DIAG_SQLSTATE);
+    return state && (qstrncmp(state, "22", 2) == 0 || qstrncmp(state, "23", 2) == 0);
 }
 
 void ignoreNotice(void *, const char *)
@@ -132,6 +153,95 @@ void PostgresParameters::bindArray(const QStringList &texts)
         bytes.append(utf8);
     }
     append(TextArrayOid, std::move(bytes), false);
+}
+
+void PostgresParameters::bindArray(PostgresArray &&array)
+{
+    Oid type = Int8ArrayOid;
+    switch (array.element()) {
+    case PostgresArray::Element::BigInt:
+        break;
+    case PostgresArray::Element::Text:
+        type = TextArrayOid;
+        break;
+    case PostgresArray::Element::Bytea:
+        type = ByteaArrayOid;
+        break;
+    }
+    append(type, std::move(array).take(), false);
+}
+
+// --- PostgresArray ------------------------------------------------------------------------------
+
+PostgresArray::PostgresArray(Element element, qsizetype expectedCount, qsizetype expectedBytes)
+    : m_element(element)
+{
+    const qsizetype perElement = element == Element::BigInt ? 12 : 4;
+    m_bytes.reserve(ArrayHeaderBytes + expectedCount * perElement + expectedBytes);
+    m_bytes.resize(ArrayHeaderBytes, '\0');
+}
+
+void PostgresArray::append(qint64 value)
+{
+    Q_ASSERT(m_element == Element::BigInt);
+    appendInt32(m_bytes, 8);
+    appendInt64(m_bytes, value);
+    ++m_count;
+}
+
+void PostgresArray::append(const QString &text)
+{
+    Q_ASSERT(m_element == Element::Text);
+    if (text.isNull()) {
+        appendNull();
+        return;
+    }
+    // The length goes in front of the bytes, known only once they are encoded in place.
+    const qsizetype lengthAt = m_bytes.size();
+    appendInt32(m_bytes, 0);
+    QStringEncoder encoder(QStringEncoder::Utf8);
+    const qsizetype room = encoder.requiredSpace(text.size());
+    m_bytes.resize(lengthAt + 4 + room);
+    char *start = m_bytes.data() + lengthAt + 4;
+    char *end = encoder.appendToBuffer(start, text);
+    m_bytes.resize(lengthAt + 4 + (end - start));
+    writeInt32(m_bytes.data() + lengthAt, qint32(end - start));
+    ++m_count;
+}
+
+void PostgresArray::append(const QByteArray &bytes)
+{
+    Q_ASSERT(m_element == Element::Bytea);
+    if (bytes.isNull()) {
+        appendNull();
+        return;
+    }
+    appendInt32(m_bytes, qint32(bytes.size()));
+    m_bytes.append(bytes);
+    ++m_count;
+}
+
+void PostgresArray::appendNull()
+{
+    appendInt32(m_bytes, -1); // array_send(): a NULL element is a length of -1 and no bytes
+    m_hasNull = true;
+    ++m_count;
+}
+
+QByteArray PostgresArray::take() &&
+{
+    const Oid elementType = m_element == Element::BigInt ? Int8Oid
+        : m_element == Element::Text                     ? TextOid
+                                                         : ByteaOid;
+    if (m_count == 0)
+        return arrayHeader(elementType, 0);
+    char *header = m_bytes.data();
+    writeInt32(header, 1); // dimensions
+    writeInt32(header + 4, m_hasNull ? 1 : 0);
+    writeInt32(header + 8, qint32(elementType));
+    writeInt32(header + 12, qint32(m_count));
+    writeInt32(header + 16, 1); // lower bound
+    return std::move(m_bytes);
 }
 
 // --- PostgresResult -----------------------------------------------------------------------------
@@ -359,6 +469,44 @@ Expected<std::vector<PostgresResult>>
 PostgresConnection::transaction(const QList<PostgresCommand> &commands, const QStringList &whats)
 {
     Q_ASSERT(commands.size() == whats.size());
+    QList<const PostgresCommand *> pointers;
+    pointers.reserve(commands.size());
+    for (const PostgresCommand &command : commands)
+        pointers.append(&command);
+    qsizetype failedCommand = -1;
+    auto results = pipeline(pointers, whats, Ending::Commit, &failedCommand);
+    if (results || failedCommand < 0 || !commands[failedCommand].singleRows)
+        return results;
+    if (const QString row = rowThatFails(commands, whats, failedCommand); !row.isEmpty())
+        return error(row);
+    return results;
+}
+
+QString PostgresConnection::rowThatFails(const QList<PostgresCommand> &commands,
+                                         const QStringList &whats, qsizetype failedCommand)
+{
+    const PostgresSingleRows rows = commands[failedCommand].singleRows();
+    Q_ASSERT(rows.commands.size() == rows.whats.size());
+    QList<const PostgresCommand *> pointers;
+    QStringList rowWhats = whats.mid(0, failedCommand);
+    for (qsizetype i = 0; i < failedCommand; ++i)
+        pointers.append(&commands[i]);
+    for (const PostgresCommand &row : rows.commands)
+        pointers.append(&row);
+    rowWhats.append(rows.whats);
+    qsizetype failedRow = -1;
+    auto replayed = pipeline(pointers, rowWhats, Ending::Rollback, &failedRow);
+    // Only a row's own failure says more than the first error did.
+    if (replayed || failedRow < failedCommand)
+        return {};
+    return replayed.error();
+}
+
+Expected<std::vector<PostgresResult>>
+PostgresConnection::pipeline(const QList<const PostgresCommand *> &commands,
+                             const QStringList &whats, Ending ending, qsizetype *failedCommand)
+{
+    *failedCommand = -1;
     if (auto connected = ensureConnected(); !connected)
         return Error(connected.error());
     // Prepared outside the pipeline (once per connection and statement), so that the pipeline
@@ -366,7 +514,7 @@ PostgresConnection::transaction(const QList<PostgresCommand> &commands, const QS
     std::vector<QByteArray> names;
     names.reserve(size_t(commands.size()));
     for (qsizetype i = 0; i < commands.size(); ++i) {
-        const auto name = preparedName(commands[i].sql, commands[i].parameters, whats[i]);
+        const auto name = preparedName(commands[i]->sql, commands[i]->parameters, whats[i]);
         if (!name)
             return Error(name.error());
         names.push_back(name.value());
@@ -379,12 +527,13 @@ PostgresConnection::transaction(const QList<PostgresCommand> &commands, const QS
     const auto isCommand = [itemCount](qsizetype item) {
         return item > 0 && item < itemCount - 1;
     };
+    const char *const end = ending == Ending::Commit ? "COMMIT" : "ROLLBACK";
     const auto itemWhat = [&](qsizetype item) {
         if (item == 0)
             return u"begin a transaction"_s;
-        return isCommand(item) ? whats[item - 1] : u"commit"_s;
+        return isCommand(item) ? whats[item - 1]
+                               : (ending == Ending::Commit ? u"commit"_s : u"roll back"_s);
     };
-
     std::vector<PostgresResult> results;
     results.reserve(size_t(commands.size()));
     QString failure; // the first error: what failed and why
@@ -402,8 +551,11 @@ PostgresConnection::transaction(const QList<PostgresCommand> &commands, const QS
             }
             const ExecStatusType status = PQresultStatus(result);
             if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-                if (failure.isEmpty() && status != PGRES_PIPELINE_ABORTED)
+                if (failure.isEmpty() && status != PGRES_PIPELINE_ABORTED) {
                     failure = u"%1: %2"_s.arg(itemWhat(item), resultErrorText(result));
+                    if (isCommand(item) && isRowError(result))
+                        *failedCommand = item - 1;
+                }
                 PQclear(result);
             } else if (isCommand(item)) {
                 results.emplace_back(result);
@@ -430,12 +582,12 @@ PostgresConnection::transaction(const QList<PostgresCommand> &commands, const QS
         const qsizetype count = std::min<qsizetype>(CommandsPerSync, itemCount - first);
         for (qsizetype item = first; item < first + count && sent; ++item) {
             if (!isCommand(item)) {
-                sent = PQsendQueryParams(m_connection, item == 0 ? "BEGIN" : "COMMIT", 0, nullptr,
+                sent = PQsendQueryParams(m_connection, item == 0 ? "BEGIN" : end, 0, nullptr,
                                          nullptr, nullptr, nullptr, BinaryFormat)
                     == 1;
                 continue;
             }
-            const PostgresParameters &parameters = commands[item - 1].parameters;
+            const PostgresParameters &parameters = commands[item - 1]->parameters;
             sent = PQsendQueryPrepared(m_connection, names[size_t(item - 1)].constData(),
                                        parameters.count(), parameters.values(),
                                        parameters.lengths(), parameters.formats(), BinaryFormat)

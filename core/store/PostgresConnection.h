@@ -14,6 +14,7 @@
 #include <QStringList>
 #include <QtGlobal>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -22,6 +23,37 @@ struct pg_conn;
 struct pg_result;
 
 namespace EventDesk {
+
+// A one-dimensional array parameter (bigint[], text[] or bytea[]) filled element by element in
+// PostgreSQL's binary format, so that one statement carries a whole column of many rows (INSERT
+// ... SELECT FROM unnest(...)). A null QString or QByteArray is a NULL element, as bind() binds it.
+class PostgresArray final
+{
+public:
+    enum class Element { BigInt, Text, Bytea };
+
+    // expectedCount: how many elements will follow (a hint for the buffer, not a limit).
+    PostgresArray(Element element, qsizetype expectedCount, qsizetype expectedBytes = 0);
+
+    void append(qint64 value);
+    void append(int value) { append(qint64(value)); }
+    void append(const QString &text);
+    void append(const QByteArray &bytes);
+
+    Element element() const { return m_element; }
+    qsizetype count() const { return m_count; }
+
+private:
+    friend class PostgresParameters;
+    void appendNull();
+    // The whole value: the header (array_send()) followed by the elements.
+    QByteArray take() &&;
+
+    Element m_element;
+    qsizetype m_count = 0;
+    bool m_hasNull = false;
+    QByteArray m_bytes; // a gap for the header, then the elements
+};
 
 // Values of one statement's parameters ($1, $2, ...), each with its type, in binary format. A null
 // QString or QByteArray is bound as NULL, an empty one as '' (as SqliteStatement binds them).
@@ -36,6 +68,7 @@ public:
     // One-dimensional arrays (bigint[], text[]): a whole list of rows in one parameter.
     void bindArray(const std::vector<qint64> &values);
     void bindArray(const QStringList &texts);
+    void bindArray(PostgresArray &&array);
 
     template<typename... Values> void bindAll(const Values &...values) { (bind(values), ...); }
 
@@ -85,11 +118,24 @@ private:
     int m_row = 0;
 };
 
+struct PostgresCommand;
+
+// The same rows as a statement of many rows, one statement per row, each with what it does.
+struct PostgresSingleRows
+{
+    QList<PostgresCommand> commands;
+    QStringList whats;
+};
+
 // One statement of a pipeline: a prepared statement's SQL and its parameters.
 struct PostgresCommand
 {
     QByteArray sql;
     PostgresParameters parameters;
+    // For a statement of many rows (INSERT ... SELECT FROM unnest(...)): its rows one statement
+    // each. Called only when the statement failed, so that the error names the row that failed
+    // (a duplicate id, say) without every row's description being built on every call.
+    std::function<PostgresSingleRows()> singleRows;
 };
 
 class PostgresConnection final
@@ -112,7 +158,9 @@ public:
     Expected<PostgresResult> execute(const QByteArray &sql, const PostgresParameters &parameters,
                                      const QString &what);
     // BEGIN, the commands, COMMIT in one pipeline: one round trip for the whole transaction.
-    // Nothing is kept when one command fails; the error names that command's what.
+    // Nothing is kept when one command fails; the error names that command's what (or, for a
+    // command with singleRows, the what of the row that fails: the transaction up to that command
+    // is then run once more, its rows one by one, and rolled back).
     Expected<std::vector<PostgresResult>> transaction(const QList<PostgresCommand> &commands,
                                                       const QStringList &whats);
 
@@ -126,6 +174,16 @@ private:
     QString lastErrorText() const;
     QString resultErrorText(pg_result *result) const;
     void rollbackIfNeeded();
+    enum class Ending { Commit, Rollback };
+    // transaction()'s pipeline; failedCommand: the index of the command whose row values made it
+    // fail (-1: none failed, or not for its values: BEGIN, COMMIT, the connection, the server).
+    Expected<std::vector<PostgresResult>> pipeline(const QList<const PostgresCommand *> &commands,
+                                                   const QStringList &whats, Ending ending,
+                                                   qsizetype *failedCommand);
+    // Runs the commands before failedCommand and then failedCommand's single rows, and rolls
+    // back: the error of the row that fails, or an empty string when none does.
+    QString rowThatFails(const QList<PostgresCommand> &commands, const QStringList &whats,
+                         qsizetype failedCommand);
 
     QString m_url;
     QString m_displayUrl;

@@ -56,6 +56,8 @@ private Q_SLOTS:
     void redactsPasswords();
     void rejectsOtherLocations();
     void serverGoneIsAnErrorAndComesBack();
+    void largePublishKeepsEveryRowAndNamesTheOneThatFails();
+    void manyAttemptsInOneCommitKeepTheirOrderAndEvents();
 
 private:
     std::unique_ptr<PostgresServer> m_server;
@@ -235,6 +237,123 @@ void PostgresStoreTest::serverGoneIsAnErrorAndComesBack()
     QCOMPARE(deliveries->first().id, 1);
     QVERIFY(store.insertPublished({storedEvent(3)}, {delivery(3, 3)}));
     QCOMPARE(store.maxIds()->deliveryId, 3);
+}
+
+// A publish of more rows than one insert statement carries (the store sends them as arrays, some
+// hundred rows per statement): every row and field arrives, NULL and '' stay apart, and when one
+// row of a later statement fails the error names that row and nothing of the publish is kept.
+void PostgresStoreTest::largePublishKeepsEveryRowAndNamesTheOneThatFails()
+{
+    constexpr int EventCount = 4500;
+    const QString url = m_server->createDatabase(u"large_publish"_s);
+    QVERIFY(!url.isEmpty());
+    PostgresDeliveryStore store;
+    QVERIFY(store.open(url));
+
+    QList<StoredEvent> events;
+    QList<DeliveryRecord> deliveries;
+    for (int seq = 1; seq <= EventCount; ++seq) {
+        StoredEvent event = storedEvent(seq);
+        event.eventType = u"Order.Placed"_s;
+        event.subject
+            = seq % 3 == 0 ? QString() : (seq % 3 == 1 ? u""_s : u"/orders/ü%1"_s.arg(seq));
+        event.body = seq % 5 == 0 ? QByteArray("", 0) : "{\"n\":" + QByteArray::number(seq) + '}';
+        event.publishMs = 1'700'000'000'000 + seq;
+        events.append(event);
+        for (int copy = 0; copy < 2; ++copy) {
+            DeliveryRecord record = delivery(2 * seq - 1 + copy, seq);
+            record.subscription = copy == 0 ? u"sub-one"_s : u"sub-two"_s;
+            record.dueMs = 1'700'000'100'000 + seq;
+            record.attempts = copy;
+            deliveries.append(record);
+        }
+    }
+    const auto stored = store.insertPublished(events, deliveries);
+    QVERIFY2(stored, qPrintable(stored.error()));
+
+    const auto loadedDeliveries = store.loadUnfinishedDeliveries();
+    QVERIFY2(loadedDeliveries, qPrintable(loadedDeliveries.error()));
+    QCOMPARE(loadedDeliveries->size(), 2 * EventCount);
+    for (const DeliveryRecord &record : loadedDeliveries.value()) {
+        const qint64 seq = (record.id + 1) / 2;
+        QCOMPARE(record.eventSeq, seq);
+        QCOMPARE(record.subscription, record.id % 2 == 1 ? u"sub-one"_s : u"sub-two"_s);
+        QCOMPARE(record.dueMs, 1'700'000'100'000 + seq);
+        QCOMPARE(record.attempts, record.id % 2 == 1 ? 0 : 1);
+    }
+    const auto loadedEvents = store.loadEvents({1, 2, 3, 5, 2999, EventCount});
+    QVERIFY2(loadedEvents, qPrintable(loadedEvents.error()));
+    QCOMPARE(loadedEvents->size(), 6);
+    for (const StoredEvent &event : loadedEvents.value()) {
+        const StoredEvent &expected = events.at(event.seq - 1);
+        QCOMPARE(event.id, expected.id);
+        QCOMPARE(event.eventType, expected.eventType);
+        QCOMPARE(event.subject, expected.subject);
+        QCOMPARE(event.subject.isNull(), expected.subject.isNull());
+        QCOMPARE(event.body, expected.body);
+        QCOMPARE(event.publishMs, expected.publishMs);
+    }
+    QCOMPARE(store.maxIds()->deliveryId, 2 * EventCount);
+
+    // The second publish reuses delivery id 7 in its 6,001st delivery row (a later statement).
+    QList<StoredEvent> moreEvents;
+    QList<DeliveryRecord> moreDeliveries;
+    for (int seq = EventCount + 1; seq <= 2 * EventCount; ++seq) {
+        moreEvents.append(storedEvent(seq));
+        moreDeliveries.append(delivery(2 * seq - 1, seq));
+        moreDeliveries.append(delivery(2 * seq, seq));
+    }
+    moreDeliveries[6000].id = 7;
+    const auto failed = store.insertPublished(moreEvents, moreDeliveries);
+    QVERIFY(!failed);
+    QVERIFY2(failed.error().contains(
+                 u"store delivery 7 (event seq %1"_s.arg(moreDeliveries[6000].eventSeq)),
+             qPrintable(failed.error()));
+    QVERIFY2(failed.error().contains(url), qPrintable(failed.error()));
+    QCOMPARE(store.loadUnfinishedDeliveries()->size(), 2 * EventCount);
+    QVERIFY(store.loadEvents({EventCount + 1})->isEmpty());
+    QCOMPARE(store.maxIds()->eventSeq, EventCount);
+}
+
+// A group commit of more attempts than one statement carries: every attempt is logged, newest
+// last (ids in the order given), each with its own events in request order, none with another's.
+void PostgresStoreTest::manyAttemptsInOneCommitKeepTheirOrderAndEvents()
+{
+    constexpr int AttemptCount = 1234;
+    const QString url = m_server->createDatabase(u"many_attempts"_s);
+    QVERIFY(!url.isEmpty());
+    PostgresDeliveryStore store(2 * AttemptCount);
+    QVERIFY(store.open(url));
+    StoreBatch batch;
+    for (int i = 1; i <= AttemptCount; ++i) {
+        AttemptLogEntry entry;
+        entry.timeMs = 1000 + i;
+        entry.topic = u"orders"_s;
+        entry.subscription = i % 2 == 0 ? u"sub-one"_s : u"sub-two"_s;
+        entry.attempt = i % 30 + 1;
+        entry.httpStatus = i % 7 == 0 ? 503 : 200;
+        entry.durationMs = i;
+        for (int event = 0; event < i % 4; ++event) // 0 to 3 events
+            entry.eventIds.append(u"a%1-e%2"_s.arg(i).arg(event));
+        batch.attempts.append(entry);
+    }
+    const auto committed = store.commit(batch);
+    QVERIFY2(committed, qPrintable(committed.error()));
+    const auto log = store.attemptLog(0);
+    QVERIFY2(log, qPrintable(log.error()));
+    QCOMPARE(log->size(), AttemptCount);
+    for (int row = 0; row < AttemptCount; ++row) {
+        const AttemptLogEntry &logged = log->at(row); // newest first
+        const AttemptLogEntry &given = batch.attempts.at(AttemptCount - 1 - row);
+        QCOMPARE(logged.timeMs, given.timeMs);
+        QCOMPARE(logged.subscription, given.subscription);
+        QCOMPARE(logged.attempt, given.attempt);
+        QCOMPARE(logged.httpStatus, given.httpStatus);
+        QCOMPARE(logged.durationMs, given.durationMs);
+        QCOMPARE(logged.eventIds, given.eventIds);
+        if (row > 0)
+            QVERIFY(logged.id < log->at(row - 1).id);
+    }
 }
 
 QTEST_GUILESS_MAIN(PostgresStoreTest)
