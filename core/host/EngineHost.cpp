@@ -40,8 +40,10 @@ EngineHost::~EngineHost()
     stop();
 }
 
-QString EngineHost::storePath() const
+QString EngineHost::storeLocation() const
 {
+    if (!m_config.storeLocation.isEmpty())
+        return m_config.storeLocation;
     return WorkspaceFolder::storeFile(QDir(m_config.workspaceDirectory).absolutePath());
 }
 
@@ -111,6 +113,11 @@ void EngineHost::monitor(const Config &config)
         m_owner = owner;
         Q_EMIT ownerChanged();
     });
+    connect(m_monitor, &StoreMonitor::instancesRead, this,
+            [this](const QList<InstanceStatus> &instances) {
+                m_instances = instances;
+                Q_EMIT instancesChanged(instances);
+            });
     struct Result
     {
         Expected<Workspace> workspace = Error(QString());
@@ -122,7 +129,18 @@ void EngineHost::monitor(const Config &config)
         monitor,
         [monitor, config, self] {
             auto result = std::make_shared<Result>();
-            result->workspace = monitor->start(config.workspaceDirectory, config.monitorIntervalMs);
+            if (isPostgresLocation(config.storeLocation)) {
+                // A shared workspace: the store is the workspace; no folder, no lock.
+                if (auto started
+                    = monitor->startShared(config.storeLocation, config.monitorIntervalMs);
+                    started)
+                    result->workspace = monitor->workspace();
+                else
+                    result->workspace = Error(started.error());
+            } else {
+                result->workspace
+                    = monitor->start(config.workspaceDirectory, config.monitorIntervalMs);
+            }
             result->owner = monitor->owner();
             QMetaObject::invokeMethod(
                 self,
@@ -162,6 +180,7 @@ void EngineHost::stop()
     m_running = false;
     m_starting = false;
     m_monitoring = false;
+    m_instances.clear();
 }
 
 template<typename Result>

@@ -9,6 +9,7 @@
 #include "../io/WorkspaceLock.h"
 #include "../model/Workspace.h"
 #include "../store/DeliveryStore.h"
+#include "../store/DeliveryStoreReader.h"
 #include "EngineWorker.h"
 
 #include <QObject>
@@ -60,12 +61,23 @@ public:
     // Every call that needs an engine answers that none runs. Emits monitorStarted() when done.
     void monitor(const Config &config);
     bool isMonitoring() const { return m_monitoring; }
+    // Monitoring a shared workspace: a PostgreSQL store (config().storeLocation) that eventdeskd
+    // instances share and deliver from (StoreMonitor::startShared()).
+    bool isMonitoringSharedStore() const
+    {
+        return m_monitoring && isPostgresLocation(m_config.storeLocation);
+    }
+    // Monitoring a shared workspace: the instances registered on the store, as the last poll
+    // found them.
+    const QList<InstanceStatus> &instances() const { return m_instances; }
     // The engine that owns the workspace: after start() was refused because of it, and while
     // monitoring (none once it has left: the workspace may be taken over).
     const std::optional<WorkspaceOwner> &owner() const { return m_owner; }
 
     const Config &config() const { return m_config; }
-    QString storePath() const;
+    // Where the views read the store (DeliveryStoreReader): the PostgreSQL URL of
+    // config().storeLocation, or else the workspace's SQLite file.
+    QString storeLocation() const;
     QString listenUrl() const { return m_listenUrl; }
     // The usual port was taken and the engine listens elsewhere (Config::busyPort): why.
     QString busyPort() const { return m_busyPort; }
@@ -110,6 +122,8 @@ Q_SIGNALS:
     void monitorStarted(bool ok, const QString &error);
     // While monitoring: owner() changed (the owner left, or another engine took the workspace).
     void ownerChanged();
+    // Monitoring a shared workspace: the instances, read at every poll.
+    void instancesChanged(const QList<EventDesk::InstanceStatus> &instances);
 
 private:
     // Runs work on the engine thread; it hands its result to reply (on any thread, once), which
@@ -131,6 +145,7 @@ private:
     quint64 m_startGeneration = 0; // a start's answer counts only while it is the latest
     bool m_monitoring = false;
     std::optional<WorkspaceOwner> m_owner;
+    QList<InstanceStatus> m_instances;
 };
 
 } // namespace EventDesk

@@ -39,17 +39,17 @@ public:
 };
 
 // The event id filter runs over rows in memory: a short pause is enough.
-constexpr std::chrono::milliseconds SearchDelay{200};
+constexpr std::chrono::milliseconds SearchDelay {200};
 
 // The outcomes a webhook attempt can have (SPEC §7), success first, then by family.
 constexpr DeliveryOutcome webhookOutcomes[] = {
-    DeliveryOutcome::Delivered,      DeliveryOutcome::Busy,
-    DeliveryOutcome::TimedOut,       DeliveryOutcome::NotFound,
-    DeliveryOutcome::GenericError,   DeliveryOutcome::BadRequest,
-    DeliveryOutcome::Unauthorized,   DeliveryOutcome::Forbidden,
+    DeliveryOutcome::Delivered,       DeliveryOutcome::Busy,
+    DeliveryOutcome::TimedOut,        DeliveryOutcome::NotFound,
+    DeliveryOutcome::GenericError,    DeliveryOutcome::BadRequest,
+    DeliveryOutcome::Unauthorized,    DeliveryOutcome::Forbidden,
     DeliveryOutcome::PayloadTooLarge, DeliveryOutcome::SocketError,
     DeliveryOutcome::ResolutionError, DeliveryOutcome::Aborted,
-    DeliveryOutcome::Probation,      DeliveryOutcome::Canceled,
+    DeliveryOutcome::Probation,       DeliveryOutcome::Canceled,
 };
 
 } // namespace
@@ -74,11 +74,11 @@ DeliveryLogView::DeliveryLogView(QWidget *parent)
     m_filter->setSourceModel(m_model);
 
     FilterBar::Fields fields;
-    fields.text = FilterBar::TextField{
+    fields.text = FilterBar::TextField {
         tr("Filter by event id…"),
         tr("Show only attempts that carried an event whose id contains this text")};
     fields.subscription = tr("Show the attempts of one subscription");
-    fields.outcome = FilterBar::OutcomeField{
+    fields.outcome = FilterBar::OutcomeField {
         tr("All outcomes"),
         QList<DeliveryOutcome>(std::cbegin(webhookOutcomes), std::cend(webhookOutcomes)),
         tr("Show the attempts with one outcome")};
@@ -123,8 +123,7 @@ DeliveryLogView::DeliveryLogView(QWidget *parent)
     connect(m_model, &DeliveryLogModel::subscriptionsChanged, this,
             [this] { m_filterBar->setSubscriptions(m_model->subscriptions()); });
     connect(m_table, &QTableView::activated, this, &DeliveryLogView::inspectRow);
-    connect(m_table, &QWidget::customContextMenuRequested, this,
-            &DeliveryLogView::showContextMenu);
+    connect(m_table, &QWidget::customContextMenuRequested, this, &DeliveryLogView::showContextMenu);
 
     // The count is refreshed at most a few times per second, whatever the rate of attempts.
     m_countTimer->setSingleShot(true);
@@ -142,40 +141,35 @@ DeliveryLogView::DeliveryLogView(QWidget *parent)
 
 DeliveryLogView::~DeliveryLogView() = default;
 
-void DeliveryLogView::setStorePath(const QString &sqliteFile)
+void DeliveryLogView::setStoreLocation(const QString &location)
 {
     const quint64 generation = ++m_historyGeneration;
     m_model->clear();
     m_liveWhileLoading.clear();
     m_newestStoredId = 0;
-    m_reader->setStorePath(sqliteFile);
-    m_loadingHistory = !sqliteFile.isEmpty();
+    m_reader->setStoreLocation(location);
+    m_loadingHistory = !location.isEmpty();
     m_statusLabel->setVisible(false);
     if (!m_loadingHistory)
         return;
     updateCountLabel();
-    m_reader->run(this, [this, generation](const Expected<SqliteReadConnection *> &store)
-                            -> StoreReader::Continuation {
-        QList<AttemptLogEntry> entries;
-        QString error;
-        if (!store) {
-            error = store.error();
-        } else {
-            entries.reserve(HistoryRows);
-            const auto read = store.value()->select(
-                newestAttemptsSql(),
-                [&entries](const SqliteStatement &row) {
-                    entries.append(readAttemptLogEntry(row));
-                },
-                HistoryRows);
-            if (!read)
-                error = read.error();
-            std::reverse(entries.begin(), entries.end());
-        }
-        return [this, generation, entries = std::move(entries), error]() mutable {
-            historyArrived(generation, std::move(entries), error);
-        };
-    });
+    m_reader->run(this,
+                  [this, generation](
+                      const Expected<DeliveryStoreReader *> &store) -> StoreReader::Continuation {
+                      QList<AttemptLogEntry> entries;
+                      QString error;
+                      if (!store) {
+                          error = store.error();
+                      } else if (auto read = store.value()->newestAttempts(HistoryRows); !read) {
+                          error = read.error();
+                      } else {
+                          entries = std::move(read.value());
+                          std::reverse(entries.begin(), entries.end());
+                      }
+                      return [this, generation, entries = std::move(entries), error]() mutable {
+                          historyArrived(generation, std::move(entries), error);
+                      };
+                  });
 }
 
 void DeliveryLogView::historyArrived(quint64 generation, QList<AttemptLogEntry> entries,
@@ -331,7 +325,8 @@ void DeliveryLogView::showContextMenu(const QPoint &position)
     for (qsizetype i = 0; i < ids.size() && i < MaxListed; ++i) {
         const QString id = ids.at(i);
         QAction *inspect = menu.addAction(tr("Inspect event %1").arg(id));
-        connect(inspect, &QAction::triggered, this, [this, id] { Q_EMIT inspectEventRequested(id); });
+        connect(inspect, &QAction::triggered, this,
+                [this, id] { Q_EMIT inspectEventRequested(id); });
         if (i == 0)
             menu.setDefaultAction(inspect);
     }
@@ -339,10 +334,10 @@ void DeliveryLogView::showContextMenu(const QPoint &position)
     QAction *copyIds = menu.addAction(tr("Copy event ids"));
     connect(copyIds, &QAction::triggered, this,
             [ids] { QApplication::clipboard()->setText(ids.join(u'\n')); });
-    QAction *onlyThis = menu.addAction(tr("Show only %1 / %2").arg(attempt.topic, attempt.subscription));
-    connect(onlyThis, &QAction::triggered, this, [this, attempt] {
-        setFilterSubscription(attempt.topic, attempt.subscription);
-    });
+    QAction *onlyThis
+        = menu.addAction(tr("Show only %1 / %2").arg(attempt.topic, attempt.subscription));
+    connect(onlyThis, &QAction::triggered, this,
+            [this, attempt] { setFilterSubscription(attempt.topic, attempt.subscription); });
     menu.exec(m_table->viewport()->mapToGlobal(position));
 }
 

@@ -268,7 +268,7 @@ void MainWindow::createViews()
         inspector->setAttribute(Qt::WA_DeleteOnClose);
         inspector->setWindowFlag(Qt::Window);
         inspector->setWindowTitle(tr("Event %1").arg(eventId));
-        inspector->setStorePath(m_host.storePath());
+        inspector->setStoreLocation(m_host.storeLocation());
         inspector->showEvent(eventId);
         inspector->resize(760, 560);
         inspector->show();
@@ -492,7 +492,7 @@ void MainWindow::showNoWorkspace()
     m_monitorMode->setActive(false);
     m_workspace = Workspace();
     m_treeModel->setWorkspace(m_workspace);
-    m_log->setStorePath(QString());
+    m_log->setStoreLocation(QString());
     m_statusBar->setEngineState(tr("No workspace open"));
     m_statusBar->setListenUrl(QString());
     setWindowTitle(tr("EventDesk"));
@@ -505,7 +505,7 @@ void MainWindow::showOpenedWorkspace()
     m_workspace = m_host.workspace();
     m_treeModel->setWorkspace(m_workspace);
     m_tree->expandAll();
-    m_log->setStorePath(m_host.storePath());
+    m_log->setStoreLocation(m_host.storeLocation());
     m_deadLetters->reload();
     if (!m_workspace.topics.isEmpty()) {
         const Topic &first = m_workspace.topics.constFirst();
