@@ -54,19 +54,19 @@ Expected<void> PostgresStoreReader::open()
         !readOnly)
         return Error(readOnly.error());
     const QString what = u"read the store's schema version"_s;
-    auto version
-        = d->connection->run("SELECT CASE WHEN to_regclass('eventdesk_store') IS NULL THEN -1"
-                             " ELSE (SELECT max(version) FROM eventdesk_store) END"_ba,
-                             what);
-    if (!version)
-        return Error(version.error());
-    const qint64 found = version->rowCount() == 1 ? version->columnInt64(0) : -1;
-    if (found < 0) {
+    auto exists = d->connection->run("SELECT to_regclass('eventdesk_store') IS NOT NULL"_ba, what);
+    if (!exists)
+        return Error(exists.error());
+    if (exists->rowCount() != 1 || exists->columnInt64(0) == 0) {
         return d->connection->error(
             what,
             u"the database holds no EventDesk store yet (an eventdeskd started with "
             "--store on it creates one)"_s);
     }
+    auto version = d->connection->run("SELECT max(version) FROM eventdesk_store"_ba, what);
+    if (!version)
+        return Error(version.error());
+    const qint64 found = version->rowCount() == 1 ? version->columnInt64(0) : 0;
     if (found > PostgresSchemaVersion) {
         return d->connection->error(what,
                                     u"it was written by a newer EventDesk (store version "
