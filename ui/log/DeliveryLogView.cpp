@@ -111,6 +111,10 @@ DeliveryLogView::DeliveryLogView(QWidget *parent)
     // Columns fit their content as rows arrive; elided cells show their whole text as a tooltip.
     new ColumnFitter(m_table);
     header->setSortIndicator(DeliveryLogModel::TimeColumn, Qt::AscendingOrder);
+    // Shown next to the subscription, where it is read with it (see setStoreLocation()).
+    header->moveSection(header->visualIndex(DeliveryLogModel::InstanceColumn),
+                        header->visualIndex(DeliveryLogModel::SubscriptionColumn) + 1);
+    m_table->setColumnHidden(DeliveryLogModel::InstanceColumn, true);
     m_table->setSortingEnabled(true);
     m_table->setToolTip(tr("Double-click or press Enter to inspect the event's history"));
 
@@ -148,6 +152,8 @@ void DeliveryLogView::setStoreLocation(const QString &location)
     m_liveWhileLoading.clear();
     m_newestStoredId = 0;
     m_reader->setStoreLocation(location);
+    // Only a shared store records who made an attempt.
+    m_table->setColumnHidden(DeliveryLogModel::InstanceColumn, !isPostgresLocation(location));
     m_loadingHistory = !location.isEmpty();
     m_statusLabel->setVisible(false);
     if (!m_loadingHistory)
@@ -170,6 +176,19 @@ void DeliveryLogView::setStoreLocation(const QString &location)
                           historyArrived(generation, std::move(entries), error);
                       };
                   });
+}
+
+void DeliveryLogView::setInstances(const QList<InstanceStatus> &instances)
+{
+    QHash<qint64, QString> names;
+    for (const InstanceStatus &instance : instances)
+        names.insert(instance.id, instance.hostName);
+    m_model->setInstanceNames(names);
+}
+
+bool DeliveryLogView::showsInstances() const
+{
+    return !m_table->isColumnHidden(DeliveryLogModel::InstanceColumn);
 }
 
 void DeliveryLogView::historyArrived(quint64 generation, QList<AttemptLogEntry> entries,

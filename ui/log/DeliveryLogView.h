@@ -3,6 +3,7 @@
 #pragma once
 
 #include "store/DeliveryStore.h"
+#include "store/DeliveryStoreReader.h"
 
 #include <QList>
 #include <QSet>
@@ -36,7 +37,12 @@ public:
     ~DeliveryLogView() override;
 
     // Loads the newest history of this store without blocking; rows appended meanwhile stay.
+    // A PostgreSQL store shows the instance column (which instance made each attempt).
     void setStoreLocation(const QString &location);
+    // A shared store's instances (EngineHost::instancesChanged): their host names in the
+    // instance column.
+    void setInstances(const QList<EventDesk::InstanceStatus> &instances);
+    bool showsInstances() const;
     // Live rows (EngineHost::attemptsLogged), oldest first. Rows read from the store (a read-only
     // monitor's: they carry their store id) that the history already holds are left out.
     void appendAttempts(const QList<EventDesk::AttemptLogEntry> &entries);

@@ -7,6 +7,7 @@
 #include "MainStatusBar.h"
 #include "MainWindowActions.h"
 #include "MonitorMode.h"
+#include "SharedWorkspaceMode.h"
 #include "WindowNotices.h"
 #include "WorkspaceFolders.h"
 #include "WorkspaceLayout.h"
@@ -65,6 +66,8 @@ MainWindow::MainWindow(Options options, QWidget *parent)
     connect(m_folders, &WorkspaceFolders::openRequested, this, &MainWindow::openWorkspace);
     m_monitorMode = new MonitorMode(
         &m_host, {this, m_tabs, m_editor, m_deadLetters, m_receivers, m_statusBar}, m_folders, this);
+    m_sharedMode = new SharedWorkspaceMode(
+        &m_host, {this, m_tabs, m_editor, m_deadLetters, m_receivers, m_statusBar, m_log}, this);
     auto *centralLayout = static_cast<QVBoxLayout *>(m_central->layout());
     centralLayout->insertWidget(0, m_monitorMode->banner());
     m_notices = new WindowNotices(this);
@@ -129,6 +132,7 @@ void MainWindow::connectActions()
     const auto on = [this](Command command, auto slot) {
         connect(m_actions->action(command), &QAction::triggered, this, slot);
     };
+    on(Command::OpenSharedWorkspace, &MainWindow::askForSharedWorkspace);
     on(Command::NewWorkspace, [this] {
         if (const auto directory = m_folders->askForNewFolder())
             openWorkspace(*directory);
@@ -358,6 +362,10 @@ void MainWindow::setWorkspaceInUseHandler(WorkspaceInUseHandler handler)
 
 void MainWindow::openWorkspace(const QString &directory)
 {
+    if (isPostgresLocation(directory)) {
+        openRecentSharedWorkspace(directory);
+        return;
+    }
     if (!confirmLeavingEditor())
         return;
     const QString absolute = QDir(directory).absolutePath();
@@ -376,6 +384,7 @@ void MainWindow::openWorkspace(const QString &directory)
     m_editor->setEnabled(false);
     m_host.stop();
     m_monitorMode->setActive(false);
+    m_sharedMode->setActive(false);
     EngineHost::Config config;
     config.workspaceDirectory = m_workspaceDirectory;
     config.listenHost = m_options.listenHost;
@@ -483,13 +492,17 @@ void MainWindow::onMonitorStarted(bool ok, const QString &error)
                                   .arg(m_workspaceDirectory, error));
         return;
     }
-    m_monitorMode->setActive(true, m_workspaceDirectory);
+    if (m_host.isMonitoringSharedStore())
+        m_sharedMode->setActive(true, m_workspaceDirectory);
+    else
+        m_monitorMode->setActive(true, m_workspaceDirectory);
     showOpenedWorkspace();
 }
 
 void MainWindow::showNoWorkspace()
 {
     m_monitorMode->setActive(false);
+    m_sharedMode->setActive(false);
     m_workspace = Workspace();
     m_treeModel->setWorkspace(m_workspace);
     m_log->setStoreLocation(QString());

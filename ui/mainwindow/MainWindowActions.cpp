@@ -47,6 +47,10 @@ MainWindowActions::MainWindowActions(QObject *parent)
 
     QAction *openWorkspace = add(OpenWorkspace, u"document-open"_s, tr("&Open Workspace…"));
     openWorkspace->setShortcut(QKeySequence::Open);
+    QAction *openShared
+        = add(OpenSharedWorkspace, u"network-server-database"_s, tr("Open &Shared Workspace…"));
+    openShared->setToolTip(
+        tr("Monitor a PostgreSQL store that several eventdeskd instances share"));
 
     QAction *importSubscriptions
         = add(ImportSubscriptions, u"document-import"_s, tr("&Import Subscriptions…"));
@@ -162,6 +166,7 @@ void MainWindowActions::addMenusAndToolBar(QMainWindow *window, QTabWidget *tabs
     QMenu *file = bar->addMenu(tr("&File"));
     file->addAction(action(NewWorkspace));
     file->addAction(action(OpenWorkspace));
+    file->addAction(action(OpenSharedWorkspace));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
     file->addAction(action(ImportSubscriptions));

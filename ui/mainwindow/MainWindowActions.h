@@ -39,6 +39,7 @@ public:
     enum Command {
         NewWorkspace,
         OpenWorkspace,
+        OpenSharedWorkspace,
         ImportSubscriptions,
         ExportSubscriptions,
         Quit,
@@ -78,7 +79,7 @@ public:
 private:
     QAction *add(Command command, const QString &icon, const QString &text);
 
-    std::array<QAction *, CommandCount> m_actions{};
+    std::array<QAction *, CommandCount> m_actions {};
     QMenu *m_recentMenu = nullptr;
 };
 

@@ -1,0 +1,90 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
+// MainWindow on a shared workspace (File ▸ Open Shared Workspace…): the location asked for, its
+// password kept in the secret store when the user chose so, and the host set to monitor the store.
+// What the window then shows is SharedWorkspaceMode's.
+
+#include "Banner.h"
+#include "MainStatusBar.h"
+#include "MainWindow.h"
+#include "MonitorMode.h"
+#include "OpenSharedWorkspaceDialog.h"
+#include "SharedWorkspaceMode.h"
+#include "WorkspaceLayout.h"
+#include "secrets/SecretStore.h"
+
+#include <QMessageBox>
+#include <QPointer>
+#include <QStatusBar>
+
+using namespace Qt::StringLiterals;
+
+namespace EventDesk::Ui {
+
+void MainWindow::askForSharedWorkspace()
+{
+    SecretStore *secrets = activeSecretStore();
+    const bool canRemember = secrets && secrets->isWritable()
+        && secrets->availability() != SecretStore::Availability::Unavailable;
+    OpenSharedWorkspaceDialog dialog(canRemember ? secrets->description() : QString(), this);
+    if (m_host.isMonitoringSharedStore())
+        dialog.setLocation(m_workspaceDirectory);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    openSharedWorkspace(dialog.location());
+}
+
+void MainWindow::openSharedWorkspace(const SharedWorkspaceLocation &location)
+{
+    if (!confirmLeavingEditor())
+        return;
+    if (location.rememberPassword && !location.password.isEmpty()) {
+        if (SecretStore *secrets = activeSecretStore()) {
+            QPointer<MainWindow> self(this);
+            secrets->write(
+                sharedWorkspacePasswordKey(location.url), location.password,
+                [self](const Expected<void> &written) {
+                    if (self && !written) {
+                        self->statusBar()->showMessage(
+                            tr("The password was not remembered: %1").arg(written.error()), 10000);
+                    }
+                });
+        }
+    }
+    // The URL without the password names the workspace everywhere: title, recent list, layout.
+    m_workspaceDirectory = location.url;
+    m_layout->switchTo(m_workspaceDirectory);
+    closeEditor();
+    m_host.stop();
+    m_monitorMode->setActive(false);
+    m_sharedMode->setActive(false);
+    m_statusBar->setEngineState(tr("Opening shared workspace…"));
+    m_statusBar->setListenUrl(QString());
+    EngineHost::Config config;
+    config.storeLocation = location.connectionUrl();
+    m_host.monitor(config);
+}
+
+void MainWindow::openRecentSharedWorkspace(const QString &url)
+{
+    SharedWorkspaceLocation location;
+    location.url = url;
+    SecretStore *secrets = activeSecretStore();
+    if (!secrets) {
+        openSharedWorkspace(location);
+        return;
+    }
+    QPointer<MainWindow> self(this);
+    secrets->read(sharedWorkspacePasswordKey(url),
+                  [self, location](const Expected<std::optional<QString>> &password) mutable {
+                      if (!self)
+                          return;
+                      // None kept (or the store could not be asked): libpq may find one in
+                      // ~/.pgpass or PGPASSWORD, else the store's error says what failed.
+                      if (password && password.value())
+                          location.password = *password.value();
+                      self->openSharedWorkspace(location);
+                  });
+}
+
+} // namespace EventDesk::Ui
