@@ -9,7 +9,7 @@
 #include "../io/WorkspaceLock.h"
 #include "../model/Workspace.h"
 #include "../store/DeliveryStore.h"
-#include "../store/DeliveryStoreReader.h"
+#include "../store/DeliveryStoreReaders.h"
 #include "EngineWorker.h"
 
 #include <QObject>

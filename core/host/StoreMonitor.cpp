@@ -4,6 +4,7 @@
 
 #include "../io/ProvisioningFile.h"
 #include "../io/WorkspaceFolder.h"
+#include "../store/DeliveryStoreReaders.h"
 #include "../store/StoreLocation.h"
 
 #include <QDir>

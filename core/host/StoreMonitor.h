@@ -7,7 +7,7 @@
 #include "../io/WorkspaceLock.h"
 #include "../model/Workspace.h"
 #include "../store/DeliveryStore.h"
-#include "../store/DeliveryStoreReader.h"
+#include "../store/DeliveryStoreReaders.h"
 
 #include <QDateTime>
 #include <QHash>

@@ -116,14 +116,4 @@ public:
     virtual Expected<QList<InstanceStatus>> instances() = 0;
 };
 
-// Whether location names a PostgreSQL store (postgresql://... or postgres://...) rather than a
-// SQLite file.
-bool isPostgresLocation(const QString &location);
-
-// A reader of the store at location: a PostgreSQL URL (StoreLocation.h), or else the path of a
-// workspace's SQLite file. It is opened at once; the error names the store. A PostgreSQL store
-// that no engine has created (or migrated to this build's schema) yet is an error, never created
-// here.
-Expected<std::unique_ptr<DeliveryStoreReader>> openDeliveryStoreReader(const QString &location);
-
 } // namespace EventDesk

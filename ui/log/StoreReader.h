@@ -3,7 +3,7 @@
 #pragma once
 
 #include "store/DeliveryStore.h"
-#include "store/DeliveryStoreReader.h"
+#include "store/DeliveryStoreReaders.h"
 
 #include <QObject>
 #include <QString>

@@ -3,7 +3,7 @@
 #include "WorkspaceFolders.h"
 
 #include "io/WorkspaceFolder.h"
-#include "store/DeliveryStoreReader.h"
+#include "store/DeliveryStoreReaders.h"
 #include "store/StoreLocation.h"
 
 #include <QAction>

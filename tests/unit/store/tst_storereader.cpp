@@ -7,7 +7,7 @@
 // password. Against a real server of this executable.
 
 #include "PostgresServer.h"
-#include "store/DeliveryStoreReader.h"
+#include "store/DeliveryStoreReaders.h"
 #include "store/PostgresDeliveryStore.h"
 #include "store/SqliteDeliveryStore.h"
 

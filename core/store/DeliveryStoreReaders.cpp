@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-#include "DeliveryStoreReader.h"
+#include "DeliveryStoreReaders.h"
 
 #include "SqliteStoreReader.h"
 #include "StoreLocation.h"
