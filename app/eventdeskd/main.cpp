@@ -5,21 +5,25 @@
 #include "Logging.h"
 #include "engine/Clock.h"
 #include "engine/Engine.h"
+#include "host/SharedConfigurationWatcher.h"
 #include "io/AzureBlobDeadLetterSink.h"
 #include "io/DeadLetterSink.h"
 #include "io/InlineSecrets.h"
 #include "io/ProvisioningFile.h"
 #include "io/SecretCache.h"
+#include "io/SharedWorkspace.h"
 #include "io/TopicEndpoint.h"
 #include "io/WorkspaceFolder.h"
 #include "io/WorkspaceLock.h"
 #include "keychain/KeychainSecretStore.h"
 #include "secrets/SecretStore.h"
 #include "store/DeliveryStores.h"
+#include "store/StoreLocation.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QEventLoop>
 #include <QHostAddress>
 #include <QLoggingCategory>
@@ -202,6 +206,19 @@ void moveInlineSecrets(const QString &workspaceDir, Workspace &workspace, Secret
     InlineSecrets::clearValues(workspace);
 }
 
+// Loads the secrets of workspace into cache, blocking until the secret stores answered.
+void loadSecretsBlocking(SecretCache &cache, const Workspace &workspace)
+{
+    QEventLoop loop;
+    bool done = false;
+    cache.load(workspace, [&loop, &done](const QList<SecretProblem> &) {
+        done = true;
+        loop.quit();
+    });
+    if (!done)
+        loop.exec();
+}
+
 // Loads the secrets the workspace needs into the cache before the engine starts, so that no
 // delivery goes out without its secret headers. The environment always comes first (servers and
 // CI, README "Secrets"); the keychain (or the opted-in file) is asked only for what the
@@ -213,16 +230,7 @@ Expected<std::unique_ptr<SecretCache>> loadSecrets(const QString &workspaceDir,
                                                    EnvironmentSecretStore *environment,
                                                    std::unique_ptr<SecretStore> *secondary)
 {
-    const auto loadBlocking = [&workspace](SecretCache &cache) {
-        QEventLoop loop;
-        bool done = false;
-        cache.load(workspace, [&loop, &done](const QList<SecretProblem> &) {
-            done = true;
-            loop.quit();
-        });
-        if (!done)
-            loop.exec();
-    };
+    const auto loadBlocking = [&workspace](SecretCache &cache) { loadSecretsBlocking(cache, workspace); };
     // A value in workspace.json needs a store to go to, even when the environment has it too.
     bool missing = !InlineSecrets::find(workspace).isEmpty();
     for (const SecretRequirement &requirement : SecretCache::requirements(workspace)) {
@@ -254,6 +262,50 @@ Expected<std::unique_ptr<SecretCache>> loadSecrets(const QString &workspaceDir,
     moveInlineSecrets(workspaceDir, workspace, secondary->get(), *cache);
     loadBlocking(*cache);
     return cache;
+}
+
+// --import-workspace / --export-workspace: one action on the shared configuration of a PostgreSQL
+// store, then the process ends (0: done, 2: the error is printed).
+int runConfigurationAction(const QString &storeLocation, const QString &importFile,
+                           const QString &exportFile, const QString &workspaceDir)
+{
+    const QString store = redactedStoreLocation(storeLocation);
+    auto opened = openDeliveryStore(storeLocation, QString());
+    if (!opened) {
+        printError(opened.error());
+        return 2;
+    }
+    SharedConfiguration *configuration = opened.value()->sharedConfiguration();
+    if (!importFile.isEmpty()) {
+        auto imported = SharedWorkspace::importFile(*configuration, importFile);
+        if (!imported) {
+            printError(u"--import-workspace: %1"_s.arg(imported.error()));
+            return 2;
+        }
+        std::printf("imported the topics of %s into the shared configuration of %s: %s\n",
+                    qPrintable(importFile), qPrintable(store),
+                    qPrintable(SharedWorkspace::describe(imported->revision, imported->topics)));
+        return 0;
+    }
+    // The settings and test receivers of this instance's workspace.json, when it has one.
+    Workspace local;
+    if (QFileInfo::exists(WorkspaceFolder::workspaceFile(workspaceDir))) {
+        auto read = WorkspaceFolder::read(workspaceDir);
+        if (!read) {
+            printError(u"--export-workspace: %1"_s.arg(read.error()));
+            return 2;
+        }
+        local = std::move(read).value();
+    }
+    auto exported = SharedWorkspace::exportFile(*configuration, local, exportFile);
+    if (!exported) {
+        printError(u"--export-workspace: %1"_s.arg(exported.error()));
+        return 2;
+    }
+    std::printf("exported the shared configuration of %s to %s: %s\n", qPrintable(store),
+                qPrintable(exportFile),
+                qPrintable(SharedWorkspace::describe(exported->revision, exported->topics)));
+    return 0;
 }
 
 } // namespace
@@ -339,8 +391,21 @@ int main(int argc, char *argv[])
         u"Connections served at once; one more is answered 503 and closed. 1 to 1000000, default %1 "
         "(less if the open-file limit is lower)."_s.arg(defaultLimits.maxConnections),
         u"N"_s);
+    const QCommandLineOption importWorkspaceOption(
+        u"import-workspace"_s,
+        u"With a PostgreSQL --store: make the topics and event subscriptions of the workspace.json "
+        "FILE the store's shared configuration (replacing it whole; every instance on the store "
+        "picks it up within a second), then exit. A file that is not valid changes nothing and "
+        "exits with status 2, naming the file and the JSON path."_s,
+        u"FILE"_s);
+    const QCommandLineOption exportWorkspaceOption(
+        u"export-workspace"_s,
+        u"With a PostgreSQL --store: write the store's shared topics and event subscriptions, with "
+        "the settings and test receivers of --workspace's workspace.json, to the workspace.json "
+        "FILE (atomically), then exit."_s,
+        u"FILE"_s);
     parser.addOptions({workspaceOption, storeOption, listenOption, timeScaleOption, instanceLeaseOption,
-                       noJitterOption, seedOption,
+                       importWorkspaceOption, exportWorkspaceOption, noJitterOption, seedOption,
                        secretStoreOption, secretsFileOption, headerTimeoutOption, bodyTimeoutOption,
                        idleTimeoutOption, maxConnectionsOption});
     parser.process(app);
@@ -353,6 +418,24 @@ int main(int argc, char *argv[])
     if (const QString problem = storeLocationProblem(storeLocation); !problem.isEmpty()) {
         printError(u"--store: %1 (got '%2')"_s.arg(problem, redactedStoreLocation(storeLocation)));
         return 2;
+    }
+    const bool configurationAction = parser.isSet(importWorkspaceOption) || parser.isSet(exportWorkspaceOption);
+    if (configurationAction) {
+        const QString option = parser.isSet(importWorkspaceOption) ? u"--import-workspace"_s : u"--export-workspace"_s;
+        if (parser.isSet(importWorkspaceOption) && parser.isSet(exportWorkspaceOption)) {
+            printError(u"--import-workspace and --export-workspace: give one of them at a time"_s);
+            return 2;
+        }
+        if (!storeLocation.startsWith(u"postgres"_s, Qt::CaseInsensitive)) {
+            printError(u"%1: needs --store postgresql://...: only a PostgreSQL store holds a shared "
+                       "configuration (a SQLite store's topics are its workspace.json's)"_s.arg(option));
+            return 2;
+        }
+        const QString file = parser.value(parser.isSet(importWorkspaceOption) ? importWorkspaceOption : exportWorkspaceOption);
+        if (file.isEmpty()) {
+            printError(u"%1: needs a file name"_s.arg(option));
+            return 2;
+        }
     }
     auto listen = parseListen(parser.value(listenOption));
     if (!listen) {
@@ -425,6 +508,9 @@ int main(int argc, char *argv[])
                            .filePath(u"EventDesk/workspaces/default"_s);
     }
     workspaceDir = QDir(workspaceDir).absolutePath();
+    if (configurationAction)
+        return runConfigurationAction(storeLocation, parser.value(importWorkspaceOption),
+                                      parser.value(exportWorkspaceOption), workspaceDir);
 
     // One owner per workspace: taken before the store hands over the unfinished deliveries, which
     // a second engine would otherwise deliver as well. Released once everything is committed.
@@ -478,6 +564,26 @@ int main(int argc, char *argv[])
     const std::unique_ptr<SecretCache> secrets = std::move(loadedSecrets.value());
     SecretCache *secretCache = secrets.get();
 
+    // A shared store: its topics and subscriptions, not workspace.json's (README "Several instances
+    // on one store"); the secrets of the store's subscriptions are loaded as those of the file were.
+    SharedConfiguration *sharedConfiguration = store->sharedConfiguration();
+    qint64 configurationRevision = 0;
+    if (sharedConfiguration) {
+        auto adopted = SharedWorkspace::adopt(*sharedConfiguration, workspace.value());
+        if (!adopted) {
+            printError(u"cannot read the shared configuration: %1"_s.arg(adopted.error()));
+            return 2;
+        }
+        configurationRevision = adopted->revision;
+        if (!adopted->imported) {
+            if (auto prepared = WorkspaceFolder::prepareDeadLetterContainers(workspaceDir, workspace.value()); !prepared) {
+                printError(prepared.error());
+                return 2;
+            }
+            loadSecretsBlocking(*secretCache, workspace.value());
+        }
+    }
+
     QNetworkAccessManager network;
     // SPEC L5: the local container folder or an Azure Blob Storage container, per subscription.
     FolderDeadLetterSink folderSink(WorkspaceFolder::deadLetterRoot(workspaceDir));
@@ -517,6 +623,29 @@ int main(int argc, char *argv[])
     if (!listen->address.isLoopback())
         qCWarning(lcDaemon) << "listening on a non-loopback address: the topic endpoint is reachable from other machines";
 
+    // Declared after the engine, so destroyed before it.
+    std::unique_ptr<SharedConfigurationWatcher> configurationWatcher;
+    if (sharedConfiguration) {
+        configurationWatcher = std::make_unique<SharedConfigurationWatcher>(
+            sharedConfiguration, configurationRevision, redactedStoreLocation(storeLocation),
+            [&engine, &workspace, &workspaceDir, secretCache](const SharedConfigurationSnapshot &snapshot,
+                                                             std::function<void(const Expected<void> &)> done) {
+                const Workspace next = SharedWorkspace::withTopics(workspace.value(), snapshot.topics);
+                if (auto prepared = WorkspaceFolder::prepareDeadLetterContainers(workspaceDir, next); !prepared) {
+                    done(Error(prepared.error()));
+                    return;
+                }
+                // As at start: the new subscriptions' secrets are in the cache before they deliver.
+                secretCache->load(next, [&engine, &workspace, next, done](const QList<SecretProblem> &) {
+                    auto applied = engine.applyWorkspace(next);
+                    if (applied)
+                        workspace.value() = next;
+                    done(applied);
+                });
+            });
+        configurationWatcher->start();
+    }
+
     installSignalHandlers(app);
     std::printf("EventDesk listening on http://%s:%u\n", qPrintable(urlHost(listen->host)), unsigned(port.value()));
     std::fflush(stdout);
@@ -530,6 +659,8 @@ int main(int argc, char *argv[])
                      << connectionLimits.idleTimeoutMs;
 
     const int exitCode = app.exec();
+    if (configurationWatcher)
+        configurationWatcher->stop();
     engine.shutdown();
     store->close();
     lock.release();

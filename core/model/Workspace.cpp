@@ -353,19 +353,8 @@ Expected<Workspace> Workspace::fromJson(const QByteArray &json, const QString &f
 QJsonObject Workspace::toJson() const
 {
     QJsonArray topicArray;
-    for (const Topic &topic : topics) {
-        QJsonObject object {{"name"_L1, topic.name},
-                            {"inputSchema"_L1, eventSchemaName(topic.inputSchema)}};
-        if (topic.inputSchema == EventSchema::Custom)
-            object.insert("inputSchemaMapping"_L1, mappingToJson(topic.inputSchemaMapping));
-        if (!topic.accessKeySecretRef.isEmpty())
-            object.insert("accessKey"_L1, QJsonObject {{"secretRef"_L1, topic.accessKeySecretRef}});
-        QJsonArray subscriptions;
-        for (const EventSubscription &subscription : topic.eventSubscriptions)
-            subscriptions.append(eventSubscriptionToArm(subscription));
-        object.insert("eventSubscriptions"_L1, subscriptions);
-        topicArray.append(object);
-    }
+    for (const Topic &topic : topics)
+        topicArray.append(topicToJson(topic));
     QJsonArray receiverArray;
     for (const TestReceiver &receiver : receivers)
         receiverArray.append(receiver.toJson());
@@ -384,6 +373,30 @@ QJsonObject Workspace::toJson() const
         {"receivers"_L1, receiverArray},
         {"settings"_L1, settingsObject},
     };
+}
+
+Expected<Topic> topicFromJson(const QJsonObject &object, const QString &jsonPath)
+{
+    JsonReader reader;
+    Topic topic = readTopic(reader, object, jsonPath);
+    if (reader.failed())
+        return Error(reader.error().message());
+    return topic;
+}
+
+QJsonObject topicToJson(const Topic &topic)
+{
+    QJsonObject object {{"name"_L1, topic.name},
+                        {"inputSchema"_L1, eventSchemaName(topic.inputSchema)}};
+    if (topic.inputSchema == EventSchema::Custom)
+        object.insert("inputSchemaMapping"_L1, mappingToJson(topic.inputSchemaMapping));
+    if (!topic.accessKeySecretRef.isEmpty())
+        object.insert("accessKey"_L1, QJsonObject {{"secretRef"_L1, topic.accessKeySecretRef}});
+    QJsonArray subscriptions;
+    for (const EventSubscription &subscription : topic.eventSubscriptions)
+        subscriptions.append(eventSubscriptionToArm(subscription));
+    object.insert("eventSubscriptions"_L1, subscriptions);
+    return object;
 }
 
 const Topic *Workspace::findTopic(const QString &name) const

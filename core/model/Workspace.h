@@ -55,6 +55,12 @@ Expected<EventSubscription> eventSubscriptionFromArm(const QJsonObject &object,
                                                      EventSchema topicInputSchema);
 QJsonObject eventSubscriptionToArm(const EventSubscription &subscription);
 
+// One topic as workspace.json holds it (topics[i]), with its event subscriptions: for stores that
+// keep each topic apart (SharedConfiguration) with the same serialisation and the same rules.
+// jsonPath prefixes every error message.
+Expected<Topic> topicFromJson(const QJsonObject &object, const QString &jsonPath);
+QJsonObject topicToJson(const Topic &topic);
+
 // Validates an in-memory subscription (the GUI editor and the parser share this): every SPEC
 // range, H1 header rules, filter limits, S4 schema combination. Errors name the ARM field.
 Expected<void> validateEventSubscription(const EventSubscription &subscription,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "DeliveryStore.h"
+#include "SharedConfiguration.h"
 
 #include <QString>
 
@@ -30,7 +31,12 @@ struct PostgresStoreState; // PostgresStoreState.h: shared by the files that imp
 // blocks reserved in meta. A store nobody registered on serves one engine as version 1 did
 // (maxIds(), every delivery loaded). The schema is versioned (eventdesk_store); open() migrates
 // an older store in one transaction.
-class PostgresDeliveryStore final : public DeliveryStore, public InstanceLeases
+//
+// The topics and event subscriptions live in the store too (SharedConfiguration,
+// PostgresStoreConfiguration.cpp): every instance and the desktop app see one configuration.
+class PostgresDeliveryStore final : public DeliveryStore,
+                                    public InstanceLeases,
+                                    public SharedConfiguration
 {
 public:
     // The bound of the delivery log, as SqliteDeliveryStore::MaxAttemptLogRows.
@@ -66,6 +72,7 @@ public:
     Expected<QList<DroppedEntry>> droppedDeliveries(int limit) override;
     Expected<QList<AttemptLogEntry>> attemptLog(int limit) override;
     InstanceLeases *instanceLeases() override { return this; }
+    SharedConfiguration *sharedConfiguration() override { return this; }
 
     // InstanceLeases
     Expected<qint64> registerInstance(const InstanceInfo &info) override;
@@ -77,6 +84,13 @@ public:
     QList<qint64> takeLostDeliveries() override;
     Expected<void> releaseInstance() override;
     Expected<QList<ProbationRecord>> probationOfOthers() override;
+
+    // SharedConfiguration
+    Expected<qint64> configurationRevision() override;
+    Expected<SharedConfigurationSnapshot> loadConfiguration() override;
+    Expected<qint64> saveConfiguration(const QList<Topic> &before, const QList<Topic> &after,
+                                       qint64 baseRevision) override;
+    Expected<qint64> replaceConfiguration(const QList<Topic> &topics) override;
 
 private:
     std::unique_ptr<PostgresStoreState> d;

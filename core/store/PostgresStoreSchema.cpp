@@ -98,9 +98,34 @@ const QList<QByteArray> MigrateToVersion2Statements = {
     "UPDATE eventdesk_store SET version = 2"_ba,
 };
 
+// Version 3: the topics and event subscriptions live in the store (SharedConfiguration), one row
+// each, so that every instance and the desktop app see one configuration.
+const QList<QByteArray> MigrateToVersion3Statements = {
+    // key: the name in lower case, for Event Grid's names are unique compared case-insensitively
+    // (and made of ASCII letters, digits and '-', so lower() needs no locale). arm: the topic's
+    // JSON as workspace.json holds it, without its eventSubscriptions, or the subscription's ARM
+    // JSON (topicToJson, eventSubscriptionToArm); the store reads them back with the rules of
+    // workspace.json. revision: the configuration revision that last wrote the row, which
+    // saveConfiguration() compares with the revision an edit started from. position: the order
+    // rows were first written in (config_positions), which a later change keeps.
+    "CREATE SEQUENCE config_positions"_ba,
+    "CREATE TABLE config_topics (key text PRIMARY KEY, name text NOT NULL,"
+    " position bigint NOT NULL, revision bigint NOT NULL, arm text NOT NULL)"_ba,
+    // Removing a topic removes its subscriptions (ON DELETE CASCADE).
+    "CREATE TABLE config_subscriptions (topic_key text NOT NULL"
+    " REFERENCES config_topics (key) ON DELETE CASCADE, key text NOT NULL, name text NOT NULL,"
+    " position bigint NOT NULL, revision bigint NOT NULL, arm text NOT NULL,"
+    " PRIMARY KEY (topic_key, key))"_ba,
+    // The configuration's revision: 0 until an instance imports its workspace.json. Every writer
+    // of the configuration updates this row first, which also makes the writers take turns.
+    "INSERT INTO meta (key, value) VALUES ('configuration_revision', 0)"_ba,
+    "UPDATE eventdesk_store SET version = 3"_ba,
+};
+
 // The migrations by the version they start from: Migrations[v - 1] takes version v to v + 1.
-const QList<const QList<QByteArray> *> Migrations = {&MigrateToVersion2Statements};
-static_assert(PostgresSchemaVersion == 2, "add the migration to the new version to Migrations");
+const QList<const QList<QByteArray> *> Migrations
+    = {&MigrateToVersion2Statements, &MigrateToVersion3Statements};
+static_assert(PostgresSchemaVersion == 3, "add the migration to the new version to Migrations");
 
 // Whether the store table exists, and how many tables, views and sequences the schema the
 // connection creates its tables in holds.

@@ -4,8 +4,9 @@
 
 // The state of a PostgresDeliveryStore, shared by the files that implement it: the connection and
 // schema (PostgresDeliveryStore.cpp, PostgresStoreSchema.cpp), the write path
-// (PostgresStoreWrites.cpp), the queries (PostgresDeliveryStore.cpp) and the instances, leases and
-// claims (PostgresStoreLeases.cpp). Not for use outside core/store.
+// (PostgresStoreWrites.cpp), the queries (PostgresDeliveryStore.cpp), the instances, leases and
+// claims (PostgresStoreLeases.cpp) and the shared configuration (PostgresStoreConfiguration.cpp).
+// Not for use outside core/store.
 
 #include "DeadLetterRows.h"
 #include "DeliveryStore.h"
@@ -25,8 +26,10 @@ namespace EventDesk {
 
 // The schema version this build writes and reads (the one row of eventdesk_store).
 // Version 2 (issue 21): several engines share the store (instances, deliveries.owner,
-// attempt_log.instance); PostgresStoreSchema.cpp migrates a version-1 store when it opens it.
-inline constexpr int PostgresSchemaVersion = 2;
+// attempt_log.instance). Version 3: the topics and event subscriptions live in the store
+// (SharedConfiguration, PostgresStoreConfiguration.cpp). PostgresStoreSchema.cpp migrates an older
+// store when it opens it.
+inline constexpr int PostgresSchemaVersion = 3;
 
 // The columns of a deliveries row in the order readPostgresDelivery() reads them.
 inline constexpr char PostgresDeliveryColumns[]
