@@ -158,6 +158,32 @@ void EngineHost::monitor(const Config &config)
         Qt::QueuedConnection);
 }
 
+void EngineHost::saveSharedConfiguration(const QList<Topic> &topics,
+                                         std::function<void(const Expected<qint64> &)> done)
+{
+    StoreMonitor *monitor = m_monitor;
+    if (!monitor || !isMonitoringSharedStore()) {
+        done(Error(u"No shared workspace is open."_s));
+        return;
+    }
+    QPointer<EngineHost> self(this);
+    QMetaObject::invokeMethod(
+        monitor,
+        [monitor, topics, self, done = std::move(done)] {
+            const Expected<qint64> saved = monitor->saveConfiguration(topics);
+            // Queued after the monitor's workspaceChanged(), so that the window has the
+            // configuration as the store now holds it when done runs.
+            QMetaObject::invokeMethod(
+                self,
+                [self, done, saved] {
+                    if (self)
+                        done(saved);
+                },
+                Qt::QueuedConnection);
+        },
+        Qt::QueuedConnection);
+}
+
 void EngineHost::stop()
 {
     ++m_startGeneration;

@@ -85,6 +85,12 @@ public:
 
     void publish(const QString &topic, const QByteArray &body, const QByteArray &contentType,
                  std::function<void(const PublishResult &)> done);
+    // Monitoring a shared workspace: writes the topics (an edit of the ones workspace() holds) to
+    // the store's configuration (StoreMonitor::saveConfiguration()); the instances pick it up at
+    // their next poll. done gets the new revision, or why nothing was written (a conflict with
+    // another writer names what it changed; workspace() then holds the configuration as it is).
+    void saveSharedConfiguration(const QList<Topic> &topics,
+                                 std::function<void(const Expected<qint64> &)> done);
     // Validates, saves workspace.json and applies the new configuration to the running engine.
     void applyWorkspace(const Workspace &workspace,
                         std::function<void(const Expected<void> &)> done);

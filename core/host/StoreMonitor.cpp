@@ -5,6 +5,8 @@
 #include "../io/ProvisioningFile.h"
 #include "../io/WorkspaceFolder.h"
 #include "../store/DeliveryStoreReaders.h"
+#include "../store/DeliveryStores.h"
+#include "../store/SharedConfiguration.h"
 #include "../store/StoreLocation.h"
 
 #include <QDir>
@@ -96,6 +98,8 @@ void StoreMonitor::stop()
 {
     m_timer.reset();
     m_store.reset();
+    m_configurationStore.reset();
+    m_configurationRevision = -1;
     m_sharedUrl.clear();
     m_baselineRead = false;
     m_watermarks = {};
@@ -123,12 +127,15 @@ void StoreMonitor::poll()
         read = readGauges();
     if (read && isShared())
         read = readInstances();
+    if (read && isShared())
+        read = readConfiguration();
     if (read) {
         m_lastError.clear();
         Q_EMIT snapshotReady(buildSnapshot());
     } else {
         // Opened again at the next poll: the owner may have created or migrated the store since.
         m_store.reset();
+        m_configurationStore.reset();
         if (read.error() != m_lastError) {
             m_lastError = read.error();
             Q_EMIT readError(m_lastError);
@@ -288,6 +295,51 @@ Expected<void> StoreMonitor::readInstances()
     m_instances = instances.value();
     Q_EMIT instancesRead(m_instances);
     return {};
+}
+
+Expected<void> StoreMonitor::readConfiguration()
+{
+    if (!m_configurationStore) {
+        auto opened = openDeliveryStore(m_sharedUrl, QString());
+        if (!opened)
+            return Error(opened.error());
+        m_configurationStore = std::move(opened.value());
+    }
+    SharedConfiguration *configuration = m_configurationStore->sharedConfiguration();
+    if (!configuration)
+        return {};
+    auto revision = configuration->configurationRevision();
+    if (!revision)
+        return Error(revision.error());
+    if (revision.value() == m_configurationRevision)
+        return {};
+    auto snapshot = configuration->loadConfiguration();
+    if (!snapshot)
+        return Error(snapshot.error());
+    m_configurationRevision = snapshot->revision;
+    m_workspace.topics = snapshot->topics;
+    Q_EMIT configurationRead(m_workspace, m_configurationRevision);
+    Q_EMIT workspaceChanged(m_workspace);
+    return {};
+}
+
+Expected<qint64> StoreMonitor::saveConfiguration(const QList<Topic> &after)
+{
+    if (!isShared())
+        return Error(u"Only a shared workspace keeps its configuration in the store."_s);
+    if (!m_configurationStore || m_configurationRevision < 0)
+        return Error(u"The shared workspace's configuration has not been read yet; try again in "
+                     "a moment."_s);
+    SharedConfiguration *configuration = m_configurationStore->sharedConfiguration();
+    if (!configuration)
+        return Error(
+            u"The store %1 keeps no configuration."_s.arg(redactedStoreLocation(m_sharedUrl)));
+    auto saved
+        = configuration->saveConfiguration(m_workspace.topics, after, m_configurationRevision);
+    // Read at once: the edit's own revision, or what the other writer changed. A read that fails
+    // now is done by the next poll; it changes nothing about the edit's outcome.
+    std::ignore = readConfiguration();
+    return saved;
 }
 
 void StoreMonitor::rereadWorkspace()

@@ -40,7 +40,9 @@ namespace EventDesk {
 // eventdeskd instances share (README "Several instances on one store"): the instances deliver, the
 // monitor reads the store (DeliveryStoreReader, read-only and unregistered) and, at each poll, the
 // instances registered on it with their heartbeats (instancesRead()). There is no workspace folder
-// and no lock: the subscriptions shown are those the store holds rows for.
+// and no lock: the topics and subscriptions are the store's configuration (SharedConfiguration),
+// followed through its revision at every poll, and those the store holds rows for besides. The
+// configuration is the one thing it writes, when the user edits it (saveConfiguration()).
 class StoreMonitor final : public QObject
 {
     Q_OBJECT
@@ -57,6 +59,13 @@ public:
     // polls (readError() says why).
     Expected<void> startShared(const QString &url, int intervalMs);
     bool isShared() const { return !m_sharedUrl.isEmpty(); }
+    // A shared workspace: writes an edit of the store's configuration (the topics as the last
+    // read had them become after), as SharedConfiguration::saveConfiguration() does, against the
+    // revision last read; then reads the configuration again at once, whether the edit was written
+    // or refused (another writer changed what it changes: the error says what).
+    Expected<qint64> saveConfiguration(const QList<Topic> &after);
+    // The configuration's revision as last read (0: never given one; -1: not read yet).
+    qint64 configurationRevision() const { return m_configurationRevision; }
     void stop();
     // Reads what changed since the last poll and reports it. The timer calls it; so may tests.
     void poll();
@@ -83,6 +92,8 @@ Q_SIGNALS:
     void readError(const QString &message);
     // A shared workspace: the instances registered on the store, as each poll found them.
     void instancesRead(const QList<EventDesk::InstanceStatus> &instances);
+    // A shared workspace: the store's configuration at a new revision (workspace holds its topics).
+    void configurationRead(const EventDesk::Workspace &workspace, qint64 revision);
 
 private:
     struct FileStamp
@@ -103,6 +114,7 @@ private:
     Expected<void> readDeadLettersAndDrops();
     Expected<void> readGauges();
     Expected<void> readInstances();
+    Expected<void> readConfiguration();
     void startPolling();
     void rereadWorkspace();
     void rereadProvisioning();
@@ -118,6 +130,11 @@ private:
     int m_intervalMs = 1000;
     std::unique_ptr<QTimer> m_timer;
     std::unique_ptr<DeliveryStoreReader> m_store;
+    // A shared workspace: the store's configuration, through a store of its own (the read side
+    // has none), opened once the reader found the store at this build's schema, so that it
+    // never creates nor migrates one. It registers no instance.
+    std::unique_ptr<DeliveryStore> m_configurationStore;
+    qint64 m_configurationRevision = -1;
     bool m_baselineRead = false;
     Watermarks m_watermarks;
     Workspace m_workspace;

@@ -637,8 +637,9 @@ void MainWindow::onSelectionChanged()
     m_editingTopic = topic->name;
     m_editingSubscription = topic->eventSubscriptions.at(index).name;
     m_editingIsNew = false;
-    // A monitor shows the subscription's settings, but they are the owner's to change.
-    m_editor->setEnabled(!m_host.isMonitoring());
+    // A monitor shows the subscription's settings, but they are the owner's to change; those of
+    // a shared workspace are the store's, which this window edits.
+    m_editor->setEnabled(!m_host.isMonitoring() || m_host.isMonitoringSharedStore());
     m_editor->setSubscription(*topic, topic->eventSubscriptions.at(index), false);
 }
 
@@ -647,6 +648,7 @@ void MainWindow::updateActions()
     MainWindowActions::State state;
     state.engineRunning = m_host.isRunning();
     state.readOnly = m_host.isMonitoring();
+    state.editsConfiguration = m_host.isMonitoringSharedStore();
     state.workspaceHasTopics = !m_workspace.topics.isEmpty();
     state.topicSelected = !selectedTopic().isEmpty();
     state.subscriptionSelected = !selectedSubscription().isEmpty();
@@ -678,7 +680,7 @@ void MainWindow::showSendDialog()
 void MainWindow::applyWorkspace(const Workspace &workspace, const QString &successMessage)
 {
     QPointer<MainWindow> self(this);
-    m_host.applyWorkspace(workspace, [self, workspace, successMessage](const Expected<void> &result) {
+    applyChanged(workspace, [self, workspace, successMessage](const Expected<void> &result) {
         if (!self)
             return;
         if (!result) {
@@ -724,7 +726,7 @@ void MainWindow::saveSubscription(const EventSubscription &subscription)
 
     const QString topicName = topic->name;
     QPointer<MainWindow> self(this);
-    m_host.applyWorkspace(changed, [self, changed, topicName, subscription](const Expected<void> &result) {
+    applyChanged(changed, [self, changed, topicName, subscription](const Expected<void> &result) {
         if (!self)
             return;
         if (!result) {

@@ -145,6 +145,9 @@ private:
     void monitorWorkspace(const QString &directory);
     // A shared workspace from the recent list: its password from the secret store, if kept.
     void openRecentSharedWorkspace(const QString &url);
+    // The window's engine takes the changed workspace (EngineHost::applyWorkspace), or on a shared
+    // workspace its topics go to the store's configuration (EngineHost::saveSharedConfiguration).
+    void applyChanged(const Workspace &changed, std::function<void(const Expected<void> &)> done);
     void onSnapshot(const EngineSnapshot &snapshot);
     void onSelectionChanged();
     void updateActions();

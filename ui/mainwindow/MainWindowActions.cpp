@@ -134,11 +134,12 @@ void MainWindowActions::update(const State &state)
 {
     const bool running = state.engineRunning;
     const bool readable = running || state.readOnly;
-    action(NewTopic)->setEnabled(running);
-    action(NewSubscription)->setEnabled(running && state.topicSelected);
-    action(Rename)->setEnabled(running && state.topicSelected);
-    action(Delete)->setEnabled(running && state.topicSelected);
-    action(ToggleEnabled)->setEnabled(running && state.subscriptionSelected);
+    const bool edits = running || state.editsConfiguration;
+    action(NewTopic)->setEnabled(edits);
+    action(NewSubscription)->setEnabled(edits && state.topicSelected);
+    action(Rename)->setEnabled(edits && state.topicSelected);
+    action(Delete)->setEnabled(edits && state.topicSelected);
+    action(ToggleEnabled)->setEnabled(edits && state.subscriptionSelected);
     action(ShowDeadLetters)->setEnabled(readable && state.subscriptionSelected);
     action(Revalidate)
         ->setEnabled(running && state.subscriptionSelected && state.subscriptionValidates);
@@ -147,7 +148,7 @@ void MainWindowActions::update(const State &state)
     action(StorageAccountKey)->setEnabled(running && state.deadLettersToAzure);
     action(SendTestEvent)->setEnabled(running && state.workspaceHasTopics);
     action(ListenOn)->setEnabled(!state.readOnly);
-    action(ImportSubscriptions)->setEnabled(running && state.topicSelected);
+    action(ImportSubscriptions)->setEnabled(edits && state.topicSelected);
     action(ExportSubscriptions)->setEnabled(readable && state.topicSelected);
     const bool enabled = state.subscriptionEnabled;
     action(ToggleEnabled)->setText(enabled ? tr("&Disable") : tr("&Enable"));

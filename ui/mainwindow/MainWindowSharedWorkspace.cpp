@@ -11,11 +11,13 @@
 #include "OpenSharedWorkspaceDialog.h"
 #include "SharedWorkspaceMode.h"
 #include "WorkspaceLayout.h"
+#include "WorkspaceTreeModel.h"
 #include "secrets/SecretStore.h"
 
 #include <QMessageBox>
 #include <QPointer>
 #include <QStatusBar>
+#include <QTreeView>
 
 using namespace Qt::StringLiterals;
 
@@ -85,6 +87,39 @@ void MainWindow::openRecentSharedWorkspace(const QString &url)
                           location.password = *password.value();
                       self->openSharedWorkspace(location);
                   });
+}
+
+void MainWindow::applyChanged(const Workspace &changed,
+                              std::function<void(const Expected<void> &)> done)
+{
+    if (!m_host.isMonitoringSharedStore()) {
+        m_host.applyWorkspace(changed, std::move(done));
+        return;
+    }
+    QPointer<MainWindow> self(this);
+    m_host.saveSharedConfiguration(
+        changed.topics, [self, done = std::move(done)](const Expected<qint64> &saved) {
+            if (!self)
+                return;
+            if (saved) {
+                self->statusBar()->showMessage(
+                    tr("Shared configuration saved (revision %1); the instances take it within a "
+                       "second.")
+                        .arg(saved.value()),
+                    5000);
+                done({});
+                return;
+            }
+            // Refused (another writer changed the same topic or subscription): the host holds the
+            // configuration as the store has it now, and the tree shows it again.
+            self->m_workspace = self->m_host.workspace();
+            self->m_treeModel->setWorkspace(self->m_workspace);
+            self->m_tree->expandAll();
+            self->updateActions();
+            done(Error(tr("%1\n\nThe workspace tree shows the configuration as the store holds it "
+                          "now.")
+                           .arg(saved.error())));
+        });
 }
 
 } // namespace EventDesk::Ui

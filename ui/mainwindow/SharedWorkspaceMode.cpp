@@ -55,8 +55,8 @@ void SharedWorkspaceMode::setActive(bool active, const QString &url)
     }
     m_instances->setInstances(m_host->instances());
     m_views.log->setInstances(m_host->instances());
-    // The instances deliver; this window has no engine to send, resubmit or receive with.
-    m_views.editor->setEnabled(false);
+    // The instances deliver; this window has no engine to send, resubmit or receive with. The
+    // subscriptions are the store's: the editor writes them there (MainWindow::applyWorkspace).
     m_views.deadLetters->setReadOnly(true);
     const int receivers = m_views.tabs->indexOf(m_views.receivers);
     if (m_views.tabs->currentIndex() == receivers)

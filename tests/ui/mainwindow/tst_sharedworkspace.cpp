@@ -12,12 +12,14 @@
 #include "SecretScan.h"
 #include "dashboard/DashboardView.h"
 #include "dashboard/InstancesView.h"
+#include "editor/SubscriptionEditor.h"
 #include "log/DeliveryLogModel.h"
 #include "log/DeliveryLogView.h"
 #include "mainwindow/MainStatusBar.h"
 #include "mainwindow/MainWindow.h"
 #include "mainwindow/OpenSharedWorkspaceDialog.h"
 #include "mainwindow/SharedWorkspaceMode.h"
+#include "mainwindow/WorkspaceTreeModel.h"
 #include "secrets/SecretStore.h"
 #include "store/PostgresDeliveryStore.h"
 
@@ -133,6 +135,31 @@ QStringList visibleTexts(QWidget *window)
     return texts;
 }
 
+EventSubscription webhook(const QString &name)
+{
+    EventSubscription subscription;
+    subscription.name = name;
+    subscription.endpointUrl = QUrl(u"http://127.0.0.1:9/"_s + name);
+    return subscription;
+}
+
+QList<Topic> ordersTopics()
+{
+    Topic orders;
+    orders.name = u"orders"_s;
+    orders.eventSubscriptions = {webhook(u"billing"_s), webhook(u"audit"_s)};
+    return {orders};
+}
+
+QAction *actionNamed(QWidget *window, const QString &text)
+{
+    for (QAction *action : window->findChildren<QAction *>()) {
+        if (action->text() == text)
+            return action;
+    }
+    return nullptr;
+}
+
 void saveScreenshot(QWidget *widget, const QString &name)
 {
     const QString directory = qEnvironmentVariable("EVENTDESK_SCREENSHOT_DIR");
@@ -160,6 +187,7 @@ private Q_SLOTS:
     void locationFromUrl();
     void dialogChecksBeforeOpening();
     void windowOnASharedStore();
+    void editsTheSharedConfiguration();
 
 private:
     std::unique_ptr<PostgresServer> m_server;
@@ -393,6 +421,7 @@ void SharedWorkspaceTest::windowOnASharedStore()
     // Two instances: the first delivers orders' billing subscription, the second its audit one.
     PostgresDeliveryStore first;
     QVERIFY(first.open(url).hasValue());
+    QVERIFY(first.replaceConfiguration(ordersTopics()).hasValue());
     QVERIFY(first.registerInstance({u"build-7"_s, 4242, 10000}).hasValue());
     PostgresDeliveryStore second;
     QVERIFY(second.open(url).hasValue());
@@ -516,6 +545,51 @@ void SharedWorkspaceTest::windowOnASharedStore()
     // An instance that stops cleanly leaves the list.
     QVERIFY(second.releaseInstance().hasValue());
     QTRY_COMPARE(instances->model()->rowCount(), 1);
+}
+
+void SharedWorkspaceTest::editsTheSharedConfiguration()
+{
+    const QString url = m_server->createDatabase(u"shared_edits"_s);
+    QVERIFY2(!url.isEmpty(), qPrintable(m_server->errorText()));
+    PostgresDeliveryStore instance;
+    QVERIFY(instance.open(url).hasValue());
+    QVERIFY(instance.replaceConfiguration(ordersTopics()).hasValue());
+
+    MainWindow window(MainWindow::Options {});
+    window.useSecretStore(
+        std::make_unique<MemorySecretStore>(MemorySecretStore::Usage::ThisRunOnly));
+    window.show();
+    auto location = SharedWorkspaceLocation::fromUrl(url, QString());
+    QVERIFY(location.hasValue());
+    window.openSharedWorkspace(location.value());
+
+    // The tree shows the store's topics and subscriptions.
+    WorkspaceTreeModel *tree = window.treeModel();
+    QTRY_COMPARE(tree->rowCount(), 1);
+    const QModelIndex orders = tree->index(0, 0);
+    QTRY_COMPARE(tree->rowCount(orders), 2);
+
+    // An edit (Disable) goes to the store, not to a workspace.json.
+    window.selectSubscription(u"orders"_s, u"billing"_s);
+    QVERIFY(window.editor()->isEnabled());
+    QAction *disable = actionNamed(&window, u"&Disable"_s);
+    QVERIFY(disable);
+    QVERIFY(disable->isEnabled());
+    const auto before = instance.configurationRevision();
+    QVERIFY(before.hasValue());
+    disable->trigger();
+    QTRY_VERIFY(instance.configurationRevision().value() > before.value());
+    const auto stored = instance.loadConfiguration();
+    QVERIFY(stored.hasValue());
+    QVERIFY(!stored->topics.constFirst().eventSubscriptions.constFirst().enabled);
+    QVERIFY(stored->topics.constFirst().eventSubscriptions.at(1).enabled);
+
+    // A subscription another writer adds appears with the monitor's next poll.
+    QList<Topic> added = stored->topics;
+    added[0].eventSubscriptions.append(webhook(u"archive"_s));
+    QVERIFY(instance.saveConfiguration(stored->topics, added, stored->revision).hasValue());
+    QTRY_COMPARE(tree->rowCount(tree->index(0, 0)), 3);
+    saveScreenshot(&window, u"shared-configuration.png"_s);
 }
 
 QTEST_MAIN(SharedWorkspaceTest)

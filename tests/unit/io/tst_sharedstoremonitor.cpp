@@ -63,6 +63,22 @@ AttemptLogEntry attempt(const QString &subscription, const QStringList &eventIds
     return entry;
 }
 
+EventSubscription webhook(const QString &name)
+{
+    EventSubscription subscription;
+    subscription.name = name;
+    subscription.endpointUrl = QUrl(u"http://127.0.0.1:9/"_s + name);
+    return subscription;
+}
+
+QList<Topic> ordersTopics()
+{
+    Topic orders;
+    orders.name = u"orders"_s;
+    orders.eventSubscriptions = {webhook(u"billing"_s), webhook(u"audit"_s)};
+    return {orders};
+}
+
 const SubscriptionSnapshot *find(const EngineSnapshot &snapshot, const QString &subscription)
 {
     for (const SubscriptionSnapshot &state : snapshot.subscriptions) {
@@ -83,6 +99,7 @@ private Q_SLOTS:
     void snapshotsOfASharedStore();
     void storeThatIsNotThereYet();
     void refusesAFolder();
+    void followsAndEditsTheConfiguration();
 
 private:
     std::unique_ptr<PostgresServer> m_server;
@@ -242,6 +259,77 @@ void SharedStoreMonitorTest::refusesAFolder()
     const auto started = monitor.startShared(u"/tmp/some-workspace"_s, Never);
     QVERIFY(!started.hasValue());
     QVERIFY2(started.error().contains(u"postgresql://"_s), qPrintable(started.error()));
+}
+
+void SharedStoreMonitorTest::followsAndEditsTheConfiguration()
+{
+    const QString url = m_server->createDatabase(u"configuration"_s);
+    QVERIFY2(!url.isEmpty(), qPrintable(m_server->errorText()));
+    PostgresDeliveryStore instance;
+    QVERIFY(instance.open(url).hasValue());
+    const auto first = instance.replaceConfiguration(ordersTopics());
+    QVERIFY2(first.hasValue(), qPrintable(first.error()));
+
+    StoreMonitor monitor;
+    QSignalSpy snapshots(&monitor, &StoreMonitor::snapshotReady);
+    QSignalSpy configurations(&monitor, &StoreMonitor::configurationRead);
+    QVERIFY(monitor.startShared(url, Never).hasValue());
+    QVERIFY(snapshots.wait());
+    QCOMPARE(configurations.count(), 1);
+    QCOMPARE(monitor.configurationRevision(), first.value());
+    QCOMPARE(monitor.workspace().topics.size(), 1);
+    QCOMPARE(monitor.workspace().topics.constFirst().eventSubscriptions.size(), 2);
+    // The configuration's subscriptions are in the snapshot without rows of their own.
+    const auto snapshot = snapshots.takeLast().at(0).value<EngineSnapshot>();
+    QVERIFY(find(snapshot, u"billing"_s));
+    QVERIFY(find(snapshot, u"audit"_s));
+
+    // An unchanged revision is not read again.
+    monitor.poll();
+    QCOMPARE(configurations.count(), 1);
+
+    // An edit from here: written, and read back at once.
+    QList<Topic> edited = monitor.workspace().topics;
+    edited[0].eventSubscriptions[0].enabled = false; // billing
+    const auto saved = monitor.saveConfiguration(edited);
+    QVERIFY2(saved.hasValue(), qPrintable(saved.error()));
+    QVERIFY(saved.value() > first.value());
+    QCOMPARE(monitor.configurationRevision(), saved.value());
+    QCOMPARE(configurations.count(), 2);
+    const auto stored = instance.loadConfiguration();
+    QVERIFY(stored.hasValue());
+    QCOMPARE(stored->revision, saved.value());
+    QVERIFY(!stored->topics.constFirst().eventSubscriptions.constFirst().enabled);
+
+    // Another writer changes audit: the next poll has it.
+    QList<Topic> other = stored->topics;
+    other[0].eventSubscriptions[1].retryPolicy.maxDeliveryAttempts = 7;
+    const auto otherRevision = instance.saveConfiguration(stored->topics, other, stored->revision);
+    QVERIFY2(otherRevision.hasValue(), qPrintable(otherRevision.error()));
+    monitor.poll();
+    QCOMPARE(monitor.configurationRevision(), otherRevision.value());
+    QCOMPARE(monitor.workspace()
+                 .topics.constFirst()
+                 .eventSubscriptions.at(1)
+                 .retryPolicy.maxDeliveryAttempts,
+             7);
+
+    // A conflict: another writer changed audit after the monitor's last read; an edit of audit
+    // from here writes nothing, names it, and the monitor holds the other writer's version.
+    QList<Topic> theirs = other;
+    theirs[0].eventSubscriptions[1].retryPolicy.maxDeliveryAttempts = 9;
+    QVERIFY(instance.saveConfiguration(other, theirs, otherRevision.value()).hasValue());
+    QList<Topic> mine = monitor.workspace().topics;
+    mine[0].eventSubscriptions[1].retryPolicy.maxDeliveryAttempts = 3;
+    const auto refused = monitor.saveConfiguration(mine);
+    QVERIFY(!refused.hasValue());
+    QVERIFY2(refused.error().contains(u"audit"_s), qPrintable(refused.error()));
+    QVERIFY2(refused.error().contains(u"another writer"_s), qPrintable(refused.error()));
+    QCOMPARE(monitor.workspace()
+                 .topics.constFirst()
+                 .eventSubscriptions.at(1)
+                 .retryPolicy.maxDeliveryAttempts,
+             9);
 }
 
 QTEST_GUILESS_MAIN(SharedStoreMonitorTest)
