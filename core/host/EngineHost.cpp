@@ -158,8 +158,9 @@ void EngineHost::monitor(const Config &config)
         Qt::QueuedConnection);
 }
 
-void EngineHost::saveSharedConfiguration(const QList<Topic> &topics,
-                                         std::function<void(const Expected<qint64> &)> done)
+template<typename Result>
+void EngineHost::callSharedMonitor(std::function<Result(StoreMonitor &monitor)> work,
+                                   std::function<void(const Result &)> done)
 {
     StoreMonitor *monitor = m_monitor;
     if (!monitor || !isMonitoringSharedStore()) {
@@ -169,19 +170,43 @@ void EngineHost::saveSharedConfiguration(const QList<Topic> &topics,
     QPointer<EngineHost> self(this);
     QMetaObject::invokeMethod(
         monitor,
-        [monitor, topics, self, done = std::move(done)] {
-            const Expected<qint64> saved = monitor->saveConfiguration(topics);
+        [monitor, self, work = std::move(work), done = std::move(done)] {
+            const Result result = work(*monitor);
             // Queued after the monitor's workspaceChanged(), so that the window has the
             // configuration as the store now holds it when done runs.
             QMetaObject::invokeMethod(
                 self,
-                [self, done, saved] {
+                [self, done, result] {
                     if (self)
-                        done(saved);
+                        done(result);
                 },
                 Qt::QueuedConnection);
         },
         Qt::QueuedConnection);
+}
+
+void EngineHost::saveSharedConfiguration(const QList<Topic> &topics,
+                                         std::function<void(const Expected<qint64> &)> done)
+{
+    callSharedMonitor<Expected<qint64>>(
+        [topics](StoreMonitor &monitor) { return monitor.saveConfiguration(topics); },
+        std::move(done));
+}
+
+void EngineHost::importSharedConfiguration(
+    const QString &path, std::function<void(const Expected<SharedConfigurationSnapshot> &)> done)
+{
+    callSharedMonitor<Expected<SharedConfigurationSnapshot>>(
+        [path](StoreMonitor &monitor) { return monitor.importConfiguration(path); },
+        std::move(done));
+}
+
+void EngineHost::exportSharedConfiguration(
+    const QString &path, std::function<void(const Expected<SharedConfigurationSnapshot> &)> done)
+{
+    callSharedMonitor<Expected<SharedConfigurationSnapshot>>(
+        [path](StoreMonitor &monitor) { return monitor.exportConfiguration(path); },
+        std::move(done));
 }
 
 void EngineHost::stop()

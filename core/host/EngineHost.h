@@ -10,6 +10,7 @@
 #include "../model/Workspace.h"
 #include "../store/DeliveryStore.h"
 #include "../store/DeliveryStoreReaders.h"
+#include "../store/SharedConfiguration.h"
 #include "EngineWorker.h"
 
 #include <QObject>
@@ -91,6 +92,13 @@ public:
     // another writer names what it changed; workspace() then holds the configuration as it is).
     void saveSharedConfiguration(const QList<Topic> &topics,
                                  std::function<void(const Expected<qint64> &)> done);
+    // Monitoring a shared workspace: StoreMonitor::importConfiguration() / exportConfiguration().
+    void importSharedConfiguration(
+        const QString &path,
+        std::function<void(const Expected<SharedConfigurationSnapshot> &)> done);
+    void exportSharedConfiguration(
+        const QString &path,
+        std::function<void(const Expected<SharedConfigurationSnapshot> &)> done);
     // Validates, saves workspace.json and applies the new configuration to the running engine.
     void applyWorkspace(const Workspace &workspace,
                         std::function<void(const Expected<void> &)> done);
@@ -138,6 +146,13 @@ private:
     void
     call(std::function<void(EngineWorker &worker, std::function<void(const Result &)> reply)> work,
          std::function<void(const Result &)> done, const Result &stopped);
+
+    // Runs work on the monitor's thread while a shared workspace is monitored; done gets its
+    // result on this object's thread (after the signals the work raised), or an error at once
+    // when no shared workspace is open.
+    template<typename Result>
+    void callSharedMonitor(std::function<Result(StoreMonitor &monitor)> work,
+                           std::function<void(const Result &)> done);
 
     QThread m_thread;
     EngineWorker *m_worker = nullptr;

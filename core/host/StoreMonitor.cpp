@@ -3,6 +3,7 @@
 #include "StoreMonitor.h"
 
 #include "../io/ProvisioningFile.h"
+#include "../io/SharedWorkspace.h"
 #include "../io/WorkspaceFolder.h"
 #include "../store/DeliveryStoreReaders.h"
 #include "../store/DeliveryStores.h"
@@ -323,23 +324,48 @@ Expected<void> StoreMonitor::readConfiguration()
     return {};
 }
 
-Expected<qint64> StoreMonitor::saveConfiguration(const QList<Topic> &after)
+Expected<SharedConfiguration *> StoreMonitor::configuration()
 {
     if (!isShared())
         return Error(u"Only a shared workspace keeps its configuration in the store."_s);
     if (!m_configurationStore || m_configurationRevision < 0)
         return Error(u"The shared workspace's configuration has not been read yet; try again in "
                      "a moment."_s);
-    SharedConfiguration *configuration = m_configurationStore->sharedConfiguration();
+    if (SharedConfiguration *configuration = m_configurationStore->sharedConfiguration())
+        return configuration;
+    return Error(u"The store %1 keeps no configuration."_s.arg(redactedStoreLocation(m_sharedUrl)));
+}
+
+Expected<qint64> StoreMonitor::saveConfiguration(const QList<Topic> &after)
+{
+    auto configuration = this->configuration();
     if (!configuration)
-        return Error(
-            u"The store %1 keeps no configuration."_s.arg(redactedStoreLocation(m_sharedUrl)));
-    auto saved
-        = configuration->saveConfiguration(m_workspace.topics, after, m_configurationRevision);
+        return Error(configuration.error());
+    auto saved = configuration.value()->saveConfiguration(m_workspace.topics, after,
+                                                          m_configurationRevision);
     // Read at once: the edit's own revision, or what the other writer changed. A read that fails
     // now is done by the next poll; it changes nothing about the edit's outcome.
     std::ignore = readConfiguration();
     return saved;
+}
+
+Expected<SharedConfigurationSnapshot> StoreMonitor::importConfiguration(const QString &path)
+{
+    auto configuration = this->configuration();
+    if (!configuration)
+        return Error(configuration.error());
+    auto imported = SharedWorkspace::importFile(*configuration.value(), path);
+    std::ignore = readConfiguration();
+    return imported;
+}
+
+Expected<SharedConfigurationSnapshot> StoreMonitor::exportConfiguration(const QString &path)
+{
+    auto configuration = this->configuration();
+    if (!configuration)
+        return Error(configuration.error());
+    // The settings and test receivers are each instance's own: the file gets the defaults.
+    return SharedWorkspace::exportFile(*configuration.value(), Workspace(), path);
 }
 
 void StoreMonitor::rereadWorkspace()

@@ -8,6 +8,7 @@
 #include "../model/Workspace.h"
 #include "../store/DeliveryStore.h"
 #include "../store/DeliveryStoreReaders.h"
+#include "../store/SharedConfiguration.h"
 
 #include <QDateTime>
 #include <QHash>
@@ -64,6 +65,13 @@ public:
     // revision last read; then reads the configuration again at once, whether the edit was written
     // or refused (another writer changed what it changes: the error says what).
     Expected<qint64> saveConfiguration(const QList<Topic> &after);
+    // A shared workspace: the topics of the workspace.json at path become the store's whole
+    // configuration (SharedWorkspace::importFile: a file that is not valid changes nothing, the
+    // error names it and the JSON path); the topics as the store holds them, written to path as a
+    // workspace.json with default settings (SharedWorkspace::exportFile). Both answer the
+    // configuration written.
+    Expected<SharedConfigurationSnapshot> importConfiguration(const QString &path);
+    Expected<SharedConfigurationSnapshot> exportConfiguration(const QString &path);
     // The configuration's revision as last read (0: never given one; -1: not read yet).
     qint64 configurationRevision() const { return m_configurationRevision; }
     void stop();
@@ -115,6 +123,7 @@ private:
     Expected<void> readGauges();
     Expected<void> readInstances();
     Expected<void> readConfiguration();
+    Expected<SharedConfiguration *> configuration();
     void startPolling();
     void rereadWorkspace();
     void rereadProvisioning();

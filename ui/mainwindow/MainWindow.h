@@ -83,6 +83,13 @@ public:
     void askForSharedWorkspace();
     void openSharedWorkspace(const SharedWorkspaceLocation &location);
     SharedWorkspaceMode *sharedWorkspaceMode() const { return m_sharedMode; }
+    // File ▸ Import / Export workspace.json… on a shared workspace, the file chosen: the file's
+    // topics become the store's configuration / the store's topics are written to the file. done
+    // (optional) gets the outcome, which the window also shows.
+    void importSharedWorkspaceFile(const QString &path,
+                                   std::function<void(const Expected<void> &)> done = {});
+    void exportSharedWorkspaceFile(const QString &path,
+                                   std::function<void(const Expected<void> &)> done = {});
     Banner *monitorBanner() const;
     const QString &workspaceDirectory() const { return m_workspaceDirectory; }
     // The banners of a busy port and of the secrets (the status bar keeps short items only).

@@ -51,6 +51,12 @@ MainWindowActions::MainWindowActions(QObject *parent)
         = add(OpenSharedWorkspace, u"network-server-database"_s, tr("Open &Shared Workspace…"));
     openShared->setToolTip(
         tr("Monitor a PostgreSQL store that several eventdeskd instances share"));
+    add(ImportSharedConfiguration, u"document-import"_s, tr("Import &workspace.json…"))
+        ->setToolTip(tr("Make a workspace.json's topics and subscriptions the shared workspace's "
+                        "whole configuration"));
+    add(ExportSharedConfiguration, u"document-export"_s, tr("E&xport workspace.json…"))
+        ->setToolTip(
+            tr("Write the shared workspace's topics and subscriptions to a workspace.json"));
 
     QAction *importSubscriptions
         = add(ImportSubscriptions, u"document-import"_s, tr("&Import Subscriptions…"));
@@ -149,6 +155,8 @@ void MainWindowActions::update(const State &state)
     action(SendTestEvent)->setEnabled(running && state.workspaceHasTopics);
     action(ListenOn)->setEnabled(!state.readOnly);
     action(ImportSubscriptions)->setEnabled(edits && state.topicSelected);
+    action(ImportSharedConfiguration)->setEnabled(state.editsConfiguration);
+    action(ExportSharedConfiguration)->setEnabled(state.editsConfiguration);
     action(ExportSubscriptions)->setEnabled(readable && state.topicSelected);
     const bool enabled = state.subscriptionEnabled;
     action(ToggleEnabled)->setText(enabled ? tr("&Disable") : tr("&Enable"));
@@ -168,6 +176,8 @@ void MainWindowActions::addMenusAndToolBar(QMainWindow *window, QTabWidget *tabs
     file->addAction(action(NewWorkspace));
     file->addAction(action(OpenWorkspace));
     file->addAction(action(OpenSharedWorkspace));
+    file->addAction(action(ImportSharedConfiguration));
+    file->addAction(action(ExportSharedConfiguration));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
     file->addAction(action(ImportSubscriptions));

@@ -43,6 +43,8 @@ public:
         NewWorkspace,
         OpenWorkspace,
         OpenSharedWorkspace,
+        ImportSharedConfiguration,
+        ExportSharedConfiguration,
         ImportSubscriptions,
         ExportSubscriptions,
         Quit,

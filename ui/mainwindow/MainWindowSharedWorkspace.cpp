@@ -14,6 +14,7 @@
 #include "WorkspaceTreeModel.h"
 #include "secrets/SecretStore.h"
 
+#include <QDir>
 #include <QMessageBox>
 #include <QPointer>
 #include <QStatusBar>
@@ -119,6 +120,53 @@ void MainWindow::applyChanged(const Workspace &changed,
             done(Error(tr("%1\n\nThe workspace tree shows the configuration as the store holds it "
                           "now.")
                            .arg(saved.error())));
+        });
+}
+
+void MainWindow::importSharedWorkspaceFile(const QString &path,
+                                           std::function<void(const Expected<void> &)> done)
+{
+    QPointer<MainWindow> self(this);
+    m_host.importSharedConfiguration(
+        path, [self, path, done](const Expected<SharedConfigurationSnapshot> &imported) {
+            if (!self)
+                return;
+            if (imported) {
+                self->statusBar()->showMessage(
+                    tr("Imported %1: the shared configuration is revision %2 (%n topic(s))",
+                       nullptr, int(imported->topics.size()))
+                        .arg(QDir::toNativeSeparators(path))
+                        .arg(imported->revision),
+                    8000);
+            } else {
+                QMessageBox::warning(
+                    self, tr("Nothing imported"),
+                    tr("The shared configuration is unchanged.\n\n%1").arg(imported.error()));
+            }
+            if (done)
+                done(imported ? Expected<void>() : Expected<void>(Error(imported.error())));
+        });
+}
+
+void MainWindow::exportSharedWorkspaceFile(const QString &path,
+                                           std::function<void(const Expected<void> &)> done)
+{
+    QPointer<MainWindow> self(this);
+    m_host.exportSharedConfiguration(
+        path, [self, path, done](const Expected<SharedConfigurationSnapshot> &exported) {
+            if (!self)
+                return;
+            if (exported) {
+                self->statusBar()->showMessage(
+                    tr("Exported the shared configuration (revision %1) to %2")
+                        .arg(exported->revision)
+                        .arg(QDir::toNativeSeparators(path)),
+                    8000);
+            } else {
+                QMessageBox::warning(self, tr("Nothing exported"), exported.error());
+            }
+            if (done)
+                done(exported ? Expected<void>() : Expected<void>(Error(exported.error())));
         });
 }
 

@@ -28,6 +28,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QDir>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -509,7 +510,7 @@ void SharedWorkspaceTest::windowOnASharedStore()
 
     // Views for the eye.
     window.tabs()->setCurrentWidget(window.dashboard());
-    QTest::qWaitForWindowExposed(&window);
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
     saveScreenshot(&window, u"shared-dashboard.png"_s);
     window.tabs()->setCurrentWidget(log);
     saveScreenshot(&window, u"shared-delivery-log.png"_s);
@@ -590,6 +591,43 @@ void SharedWorkspaceTest::editsTheSharedConfiguration()
     QVERIFY(instance.saveConfiguration(stored->topics, added, stored->revision).hasValue());
     QTRY_COMPARE(tree->rowCount(tree->index(0, 0)), 3);
     saveScreenshot(&window, u"shared-configuration.png"_s);
+
+    // File ▸ Import workspace.json…: the file's topics become the whole configuration.
+    QTemporaryDir files;
+    QVERIFY(files.isValid());
+    const QString importPath = files.filePath(u"payments.json"_s);
+    QFile importFile(importPath);
+    QVERIFY(importFile.open(QIODevice::WriteOnly));
+    importFile.write("{\"topics\":[{\"name\":\"payments\",\"inputSchema\":\"EventGridSchema\","
+                     "\"eventSubscriptions\":[{\"name\":\"ledger\",\"properties\":{\"destination\":"
+                     "{\"endpointType\":\"WebHook\",\"properties\":{\"endpointUrl\":"
+                     "\"http://127.0.0.1:9/ledger\"}}}}]}]}");
+    importFile.close();
+    std::optional<Expected<void>> imported;
+    window.importSharedWorkspaceFile(importPath,
+                                     [&](const Expected<void> &result) { imported = result; });
+    QTRY_VERIFY(imported.has_value());
+    QVERIFY2(imported->hasValue(), qPrintable(imported->error()));
+    QTRY_COMPARE(tree->rowCount(), 1);
+    QCOMPARE(tree->index(0, 0).data().toString(), u"payments"_s);
+    const auto afterImport = instance.loadConfiguration();
+    QVERIFY(afterImport.hasValue());
+    QCOMPARE(afterImport->topics.size(), 1);
+    QCOMPARE(afterImport->topics.constFirst().name, u"payments"_s);
+
+    // File ▸ Export workspace.json…: the store's topics, in a file the import reads back.
+    const QString exportPath = files.filePath(u"exported.json"_s);
+    std::optional<Expected<void>> exported;
+    window.exportSharedWorkspaceFile(exportPath,
+                                     [&](const Expected<void> &result) { exported = result; });
+    QTRY_VERIFY(exported.has_value());
+    QVERIFY2(exported->hasValue(), qPrintable(exported->error()));
+    QFile exportFile(exportPath);
+    QVERIFY(exportFile.open(QIODevice::ReadOnly));
+    const auto written = Workspace::fromJson(exportFile.readAll(), exportPath);
+    QVERIFY2(written.hasValue(), qPrintable(written.error()));
+    QCOMPARE(written->topics.size(), 1);
+    QCOMPARE(written->topics.constFirst().eventSubscriptions.constFirst().name, u"ledger"_s);
 }
 
 QTEST_MAIN(SharedWorkspaceTest)
