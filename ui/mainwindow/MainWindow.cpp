@@ -31,7 +31,6 @@
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QDir>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QHostAddress>
@@ -134,20 +133,8 @@ void MainWindow::connectActions()
         connect(m_actions->action(command), &QAction::triggered, this, slot);
     };
     on(Command::OpenSharedWorkspace, &MainWindow::askForSharedWorkspace);
-    on(Command::ImportSharedConfiguration, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Import workspace.json into the shared workspace"), QString(),
-            tr("Workspace files (*.json)"));
-        if (!path.isEmpty())
-            importSharedWorkspaceFile(path);
-    });
-    on(Command::ExportSharedConfiguration, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export the shared workspace's configuration"), u"workspace.json"_s,
-            tr("Workspace files (*.json)"));
-        if (!path.isEmpty())
-            exportSharedWorkspaceFile(path);
-    });
+    on(Command::ImportSharedConfiguration, &MainWindow::askToImportSharedWorkspaceFile);
+    on(Command::ExportSharedConfiguration, &MainWindow::askToExportSharedWorkspaceFile);
     on(Command::NewWorkspace, [this] {
         if (const auto directory = m_folders->askForNewFolder())
             openWorkspace(*directory);

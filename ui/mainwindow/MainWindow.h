@@ -152,6 +152,8 @@ private:
     void monitorWorkspace(const QString &directory);
     // A shared workspace from the recent list: its password from the secret store, if kept.
     void openRecentSharedWorkspace(const QString &url);
+    void askToImportSharedWorkspaceFile();
+    void askToExportSharedWorkspaceFile();
     // The window's engine takes the changed workspace (EngineHost::applyWorkspace), or on a shared
     // workspace its topics go to the store's configuration (EngineHost::saveSharedConfiguration).
     void applyChanged(const Workspace &changed, std::function<void(const Expected<void> &)> done);

@@ -15,6 +15,7 @@
 #include "secrets/SecretStore.h"
 
 #include <QDir>
+#include <QFileDialog>
 #include <QMessageBox>
 #include <QPointer>
 #include <QStatusBar>
@@ -121,6 +122,24 @@ void MainWindow::applyChanged(const Workspace &changed,
                           "now.")
                            .arg(saved.error())));
         });
+}
+
+void MainWindow::askToImportSharedWorkspaceFile()
+{
+    const QString path
+        = QFileDialog::getOpenFileName(this, tr("Import workspace.json into the shared workspace"),
+                                       QString(), tr("Workspace files (*.json)"));
+    if (!path.isEmpty())
+        importSharedWorkspaceFile(path);
+}
+
+void MainWindow::askToExportSharedWorkspaceFile()
+{
+    const QString path
+        = QFileDialog::getSaveFileName(this, tr("Export the shared workspace's configuration"),
+                                       u"workspace.json"_s, tr("Workspace files (*.json)"));
+    if (!path.isEmpty())
+        exportSharedWorkspaceFile(path);
 }
 
 void MainWindow::importSharedWorkspaceFile(const QString &path,
