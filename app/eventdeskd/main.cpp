@@ -338,7 +338,10 @@ int main(int argc, char *argv[])
         "an empty PostgreSQL database or one EventDesk created. Default: the workspace's own SQLite "
         "file, of one eventdeskd. Several eventdeskd (each with its own workspace folder and port) "
         "may share a PostgreSQL store: each delivers the events it accepted, and takes over those "
-        "of an instance whose lease ran out (see --instance-lease)."_s,
+        "of an instance whose lease ran out (see --instance-lease). On a PostgreSQL store the "
+        "topics and event subscriptions are the store's: the first instance imports its "
+        "workspace.json's, the others use the store's and follow its changes (see "
+        "--import-workspace)."_s,
         u"URL"_s);
     const QCommandLineOption listenOption(
         u"listen"_s, u"Address of the topic endpoint (default 127.0.0.1:%1; port 0 picks a free one)."_s.arg(DefaultPort),

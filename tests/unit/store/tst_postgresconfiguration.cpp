@@ -14,7 +14,9 @@
 #include <QJsonDocument>
 #include <QTest>
 
+#include <atomic>
 #include <memory>
+#include <thread>
 
 using namespace Qt::StringLiterals;
 using namespace EventDesk;
@@ -66,6 +68,7 @@ private Q_SLOTS:
     void revisionGrowsWithEveryChange();
     void editsOfDifferentSubscriptionsBothLand();
     void secondEditOfTheSameSubscriptionConflicts();
+    void concurrentEditsOfDifferentSubscriptionsAllLand();
     void removingATopicRemovesItsSubscriptions();
     void removingATopicConflictsWithAnEditOfItsSubscription();
     void namesAreCaseInsensitive();
@@ -275,6 +278,56 @@ void PostgresConfigurationTest::secondEditOfTheSameSubscriptionConflicts()
     const auto redone = second->saveConfiguration(snapshot->topics, again, snapshot->revision);
     QVERIFY2(redone, qPrintable(redone.error()));
     QCOMPARE(redone.value(), 3);
+}
+
+void PostgresConfigurationTest::concurrentEditsOfDifferentSubscriptionsAllLand()
+{
+    // Two writers at the same time, each on its own connection and thread, each editing its own
+    // subscription again and again from the configuration it just loaded: edits of different
+    // subscriptions never conflict, so every one of them lands.
+    constexpr int EditsPerWriter = 25;
+    const QList<Topic> topics = fixtureTopics();
+    {
+        auto store = openStore(u"concurrent"_s);
+        QVERIFY(store);
+        QCOMPARE(store->replaceConfiguration(topics).value(), 1);
+    }
+    auto first = openStore(u"concurrent"_s);
+    auto second = openStore(u"concurrent"_s);
+    QVERIFY(first && second);
+    std::atomic<int> failures = 0;
+    QStringList errors[2];
+    const auto edit = [&failures, &errors](PostgresDeliveryStore *store, int writer,
+                                           const QString &subscription) {
+        for (int edit = 1; edit <= EditsPerWriter; ++edit) {
+            const auto loaded = store->loadConfiguration();
+            if (!loaded) {
+                ++failures;
+                errors[writer].append(loaded.error());
+                continue;
+            }
+            QList<Topic> after = loaded->topics;
+            subscriptionNamed(after, u"Orders"_s, subscription)->filter.subjectBeginsWith
+                = u"/edit-%1/"_s.arg(edit);
+            const auto saved = store->saveConfiguration(loaded->topics, after, loaded->revision);
+            if (!saved) {
+                ++failures;
+                errors[writer].append(saved.error());
+            }
+        }
+    };
+    std::thread one(edit, first.get(), 0, u"min"_s);
+    std::thread two(edit, second.get(), 1, u"queue"_s);
+    one.join();
+    two.join();
+    QVERIFY2(failures == 0, qPrintable((errors[0] + errors[1]).join(u'\n')));
+    auto snapshot = first->loadConfiguration();
+    QVERIFY(snapshot);
+    QCOMPARE(snapshot->revision, 1 + 2 * EditsPerWriter);
+    QCOMPARE(subscriptionNamed(snapshot->topics, u"orders"_s, u"min"_s)->filter.subjectBeginsWith,
+             u"/edit-%1/"_s.arg(EditsPerWriter));
+    QCOMPARE(subscriptionNamed(snapshot->topics, u"orders"_s, u"queue"_s)->filter.subjectBeginsWith,
+             u"/edit-%1/"_s.arg(EditsPerWriter));
 }
 
 void PostgresConfigurationTest::removingATopicRemovesItsSubscriptions()
