@@ -12,6 +12,8 @@
 #include "SecretScan.h"
 #include "dashboard/DashboardView.h"
 #include "dashboard/InstancesView.h"
+#include "deadletters/DeadLetterBrowser.h"
+#include "deadletters/DeadLetterModel.h"
 #include "editor/SubscriptionEditor.h"
 #include "log/DeliveryLogModel.h"
 #include "log/DeliveryLogView.h"
@@ -447,6 +449,20 @@ void SharedWorkspaceTest::windowOnASharedStore()
     QVERIFY(first.commit(firstBatch).hasValue());
     StoreBatch secondBatch;
     secondBatch.attempts = {attempt(7, u"audit"_s, DeliveryOutcome::NotFound, 404)};
+    // The second instance dead-lettered audit's other event.
+    secondBatch.finished = {FinishedDelivery {8, 8, DeliveryState::DeadLettered}};
+    DeadLetterEntry deadLetter;
+    deadLetter.topic = u"orders"_s;
+    deadLetter.subscription = u"audit"_s;
+    deadLetter.eventId = u"order-8"_s;
+    deadLetter.reason = DeadLetterReason::MaxDeliveryAttemptsExceeded;
+    deadLetter.lastOutcome = DeliveryOutcome::NotFound;
+    deadLetter.lastHttpStatus = 404;
+    deadLetter.attempts = 10;
+    deadLetter.deadLetteredMs = 1'764'230'410'000;
+    deadLetter.blobPath = u"deadletters/AUDIT/order-8.json"_s;
+    deadLetter.record = "{\"id\":\"order-8\"}";
+    secondBatch.deadLetters = {deadLetter};
     QVERIFY(second.commit(secondBatch).hasValue());
 
     MainWindow window(MainWindow::Options {});
@@ -507,6 +523,18 @@ void SharedWorkspaceTest::windowOnASharedStore()
     later.finished = {FinishedDelivery {4, 4, DeliveryState::Delivered}};
     QVERIFY(first.commit(later).hasValue());
     QTRY_COMPARE(logTable->model()->rowCount(), 5);
+
+    // The dead letters the instances wrote.
+    window.tabs()->setCurrentWidget(window.deadLetterBrowser());
+    QTRY_COMPARE(window.deadLetterBrowser()->tableView()->model()->rowCount(), 1);
+    QCOMPARE(window.deadLetterBrowser()
+                 ->tableView()
+                 ->model()
+                 ->index(0, DeadLetterModel::EventIdColumn)
+                 .data()
+                 .toString(),
+             u"order-8"_s);
+    saveScreenshot(&window, u"shared-dead-letters.png"_s);
 
     // Views for the eye.
     window.tabs()->setCurrentWidget(window.dashboard());
