@@ -40,8 +40,10 @@ EngineHost::~EngineHost()
     stop();
 }
 
-QString EngineHost::storePath() const
+QString EngineHost::storeLocation() const
 {
+    if (!m_config.storeLocation.isEmpty())
+        return m_config.storeLocation;
     return WorkspaceFolder::storeFile(QDir(m_config.workspaceDirectory).absolutePath());
 }
 
@@ -111,6 +113,11 @@ void EngineHost::monitor(const Config &config)
         m_owner = owner;
         Q_EMIT ownerChanged();
     });
+    connect(m_monitor, &StoreMonitor::instancesRead, this,
+            [this](const QList<InstanceStatus> &instances) {
+                m_instances = instances;
+                Q_EMIT instancesChanged(instances);
+            });
     struct Result
     {
         Expected<Workspace> workspace = Error(QString());
@@ -122,7 +129,18 @@ void EngineHost::monitor(const Config &config)
         monitor,
         [monitor, config, self] {
             auto result = std::make_shared<Result>();
-            result->workspace = monitor->start(config.workspaceDirectory, config.monitorIntervalMs);
+            if (isPostgresLocation(config.storeLocation)) {
+                // A shared workspace: the store is the workspace; no folder, no lock.
+                if (auto started
+                    = monitor->startShared(config.storeLocation, config.monitorIntervalMs);
+                    started)
+                    result->workspace = monitor->workspace();
+                else
+                    result->workspace = Error(started.error());
+            } else {
+                result->workspace
+                    = monitor->start(config.workspaceDirectory, config.monitorIntervalMs);
+            }
             result->owner = monitor->owner();
             QMetaObject::invokeMethod(
                 self,
@@ -138,6 +156,57 @@ void EngineHost::monitor(const Config &config)
                 Qt::QueuedConnection);
         },
         Qt::QueuedConnection);
+}
+
+template<typename Result>
+void EngineHost::callSharedMonitor(std::function<Result(StoreMonitor &monitor)> work,
+                                   std::function<void(const Result &)> done)
+{
+    StoreMonitor *monitor = m_monitor;
+    if (!monitor || !isMonitoringSharedStore()) {
+        done(Error(u"No shared workspace is open."_s));
+        return;
+    }
+    QPointer<EngineHost> self(this);
+    QMetaObject::invokeMethod(
+        monitor,
+        [monitor, self, work = std::move(work), done = std::move(done)] {
+            const Result result = work(*monitor);
+            // Queued after the monitor's workspaceChanged(), so that the window has the
+            // configuration as the store now holds it when done runs.
+            QMetaObject::invokeMethod(
+                self,
+                [self, done, result] {
+                    if (self)
+                        done(result);
+                },
+                Qt::QueuedConnection);
+        },
+        Qt::QueuedConnection);
+}
+
+void EngineHost::saveSharedConfiguration(const QList<Topic> &topics,
+                                         std::function<void(const Expected<qint64> &)> done)
+{
+    callSharedMonitor<Expected<qint64>>(
+        [topics](StoreMonitor &monitor) { return monitor.saveConfiguration(topics); },
+        std::move(done));
+}
+
+void EngineHost::importSharedConfiguration(
+    const QString &path, std::function<void(const Expected<SharedConfigurationSnapshot> &)> done)
+{
+    callSharedMonitor<Expected<SharedConfigurationSnapshot>>(
+        [path](StoreMonitor &monitor) { return monitor.importConfiguration(path); },
+        std::move(done));
+}
+
+void EngineHost::exportSharedConfiguration(
+    const QString &path, std::function<void(const Expected<SharedConfigurationSnapshot> &)> done)
+{
+    callSharedMonitor<Expected<SharedConfigurationSnapshot>>(
+        [path](StoreMonitor &monitor) { return monitor.exportConfiguration(path); },
+        std::move(done));
 }
 
 void EngineHost::stop()
@@ -162,6 +231,7 @@ void EngineHost::stop()
     m_running = false;
     m_starting = false;
     m_monitoring = false;
+    m_instances.clear();
 }
 
 template<typename Result>

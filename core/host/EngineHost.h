@@ -9,6 +9,8 @@
 #include "../io/WorkspaceLock.h"
 #include "../model/Workspace.h"
 #include "../store/DeliveryStore.h"
+#include "../store/DeliveryStoreReaders.h"
+#include "../store/SharedConfiguration.h"
 #include "EngineWorker.h"
 
 #include <QObject>
@@ -60,12 +62,23 @@ public:
     // Every call that needs an engine answers that none runs. Emits monitorStarted() when done.
     void monitor(const Config &config);
     bool isMonitoring() const { return m_monitoring; }
+    // Monitoring a shared workspace: a PostgreSQL store (config().storeLocation) that eventdeskd
+    // instances share and deliver from (StoreMonitor::startShared()).
+    bool isMonitoringSharedStore() const
+    {
+        return m_monitoring && isPostgresLocation(m_config.storeLocation);
+    }
+    // Monitoring a shared workspace: the instances registered on the store, as the last poll
+    // found them.
+    const QList<InstanceStatus> &instances() const { return m_instances; }
     // The engine that owns the workspace: after start() was refused because of it, and while
     // monitoring (none once it has left: the workspace may be taken over).
     const std::optional<WorkspaceOwner> &owner() const { return m_owner; }
 
     const Config &config() const { return m_config; }
-    QString storePath() const;
+    // Where the views read the store (DeliveryStoreReader): the PostgreSQL URL of
+    // config().storeLocation, or else the workspace's SQLite file.
+    QString storeLocation() const;
     QString listenUrl() const { return m_listenUrl; }
     // The usual port was taken and the engine listens elsewhere (Config::busyPort): why.
     QString busyPort() const { return m_busyPort; }
@@ -73,6 +86,19 @@ public:
 
     void publish(const QString &topic, const QByteArray &body, const QByteArray &contentType,
                  std::function<void(const PublishResult &)> done);
+    // Monitoring a shared workspace: writes the topics (an edit of the ones workspace() holds) to
+    // the store's configuration (StoreMonitor::saveConfiguration()); the instances pick it up at
+    // their next poll. done gets the new revision, or why nothing was written (a conflict with
+    // another writer names what it changed; workspace() then holds the configuration as it is).
+    void saveSharedConfiguration(const QList<Topic> &topics,
+                                 std::function<void(const Expected<qint64> &)> done);
+    // Monitoring a shared workspace: StoreMonitor::importConfiguration() / exportConfiguration().
+    void importSharedConfiguration(
+        const QString &path,
+        std::function<void(const Expected<SharedConfigurationSnapshot> &)> done);
+    void exportSharedConfiguration(
+        const QString &path,
+        std::function<void(const Expected<SharedConfigurationSnapshot> &)> done);
     // Validates, saves workspace.json and applies the new configuration to the running engine.
     void applyWorkspace(const Workspace &workspace,
                         std::function<void(const Expected<void> &)> done);
@@ -110,6 +136,8 @@ Q_SIGNALS:
     void monitorStarted(bool ok, const QString &error);
     // While monitoring: owner() changed (the owner left, or another engine took the workspace).
     void ownerChanged();
+    // Monitoring a shared workspace: the instances, read at every poll.
+    void instancesChanged(const QList<EventDesk::InstanceStatus> &instances);
 
 private:
     // Runs work on the engine thread; it hands its result to reply (on any thread, once), which
@@ -118,6 +146,13 @@ private:
     void
     call(std::function<void(EngineWorker &worker, std::function<void(const Result &)> reply)> work,
          std::function<void(const Result &)> done, const Result &stopped);
+
+    // Runs work on the monitor's thread while a shared workspace is monitored; done gets its
+    // result on this object's thread (after the signals the work raised), or an error at once
+    // when no shared workspace is open.
+    template<typename Result>
+    void callSharedMonitor(std::function<Result(StoreMonitor &monitor)> work,
+                           std::function<void(const Result &)> done);
 
     QThread m_thread;
     EngineWorker *m_worker = nullptr;
@@ -131,6 +166,7 @@ private:
     quint64 m_startGeneration = 0; // a start's answer counts only while it is the latest
     bool m_monitoring = false;
     std::optional<WorkspaceOwner> m_owner;
+    QList<InstanceStatus> m_instances;
 };
 
 } // namespace EventDesk

@@ -3,12 +3,16 @@
 #include "StoreMonitor.h"
 
 #include "../io/ProvisioningFile.h"
+#include "../io/SharedWorkspace.h"
 #include "../io/WorkspaceFolder.h"
-#include "../store/AttemptLogRows.h"
-#include "../store/SqliteStatement.h"
+#include "../store/DeliveryStoreReaders.h"
+#include "../store/DeliveryStores.h"
+#include "../store/SharedConfiguration.h"
+#include "../store/StoreLocation.h"
 
 #include <QDir>
 #include <QFileInfo>
+#include <QSet>
 #include <QTimer>
 
 #include <algorithm>
@@ -23,21 +27,6 @@ namespace {
 // Attempts read per query; a poll that reads this many reads on at once, so a monitor that fell
 // behind a busy owner catches up without holding thousands of rows at a time.
 constexpr int MaxAttemptsPerRead = 5000;
-
-constexpr char WatermarksSql[] = "SELECT (SELECT coalesce(max(id), 0) FROM attempt_log),"
-                                 " (SELECT coalesce(max(id), 0) FROM dead_letters),"
-                                 " (SELECT coalesce(max(id), 0) FROM dropped)";
-constexpr char NewDeadLettersSql[]
-    = "SELECT topic, subscription, reason, count(*), max(id) FROM dead_letters WHERE id > ?"
-      " GROUP BY topic, subscription, reason";
-constexpr char NewDropsSql[]
-    = "SELECT topic, subscription, reason, count(*), max(id) FROM dropped WHERE id > ?"
-      " GROUP BY topic, subscription, reason";
-constexpr char DeliveryGaugesSql[]
-    = "SELECT topic, subscription, state, count(*), min(due_ms) FROM deliveries"
-      " GROUP BY topic, subscription, state";
-constexpr char ProbationSql[]
-    = "SELECT topic, subscription, state, cause, until_ms, failures FROM probation";
 
 } // namespace
 
@@ -76,6 +65,27 @@ Expected<Workspace> StoreMonitor::start(const QString &directory, int intervalMs
         return workspace;
     m_workspace = workspace.value();
     m_owner = WorkspaceLock::currentOwner(m_directory);
+    startPolling();
+    return workspace;
+}
+
+Expected<void> StoreMonitor::startShared(const QString &url, int intervalMs)
+{
+    stop();
+    if (!isPostgresLocation(url) || !storeLocationProblem(url).isEmpty()) {
+        return Error(u"A shared workspace is a PostgreSQL store: %1 (got '%2')"_s.arg(
+            storeLocationForms(), redactedStoreLocation(url)));
+    }
+    m_directory.clear();
+    m_sharedUrl = url;
+    m_intervalMs = std::max(1, intervalMs);
+    m_workspace = Workspace();
+    startPolling();
+    return {};
+}
+
+void StoreMonitor::startPolling()
+{
     // The counters start here, before the views read any history (the delivery log's), so that
     // no attempt falls between the two. A store that cannot be read yet is retried by poll().
     std::ignore = openStore();
@@ -83,13 +93,15 @@ Expected<Workspace> StoreMonitor::start(const QString &directory, int intervalMs
     m_timer->setSingleShot(true);
     connect(m_timer.get(), &QTimer::timeout, this, &StoreMonitor::poll);
     m_timer->start(0);
-    return workspace;
 }
 
 void StoreMonitor::stop()
 {
     m_timer.reset();
-    m_store.close();
+    m_store.reset();
+    m_configurationStore.reset();
+    m_configurationRevision = -1;
+    m_sharedUrl.clear();
     m_baselineRead = false;
     m_watermarks = {};
     m_figures.clear();
@@ -97,12 +109,15 @@ void StoreMonitor::stop()
     m_provisioningStamp = {};
     m_lastError.clear();
     m_owner.reset();
+    m_instances.clear();
 }
 
 void StoreMonitor::poll()
 {
-    rereadWorkspace();
-    rereadProvisioning();
+    if (!isShared()) {
+        rereadWorkspace();
+        rereadProvisioning();
+    }
     bool more = false;
     Expected<void> read = openStore();
     if (read)
@@ -111,39 +126,47 @@ void StoreMonitor::poll()
         read = readDeadLettersAndDrops();
     if (read)
         read = readGauges();
+    if (read && isShared())
+        read = readInstances();
+    if (read && isShared())
+        read = readConfiguration();
     if (read) {
         m_lastError.clear();
         Q_EMIT snapshotReady(buildSnapshot());
     } else {
         // Opened again at the next poll: the owner may have created or migrated the store since.
-        m_store.close();
+        m_store.reset();
+        m_configurationStore.reset();
         if (read.error() != m_lastError) {
             m_lastError = read.error();
             Q_EMIT readError(m_lastError);
         }
     }
-    checkOwner();
+    if (!isShared())
+        checkOwner();
     if (m_timer)
         m_timer->start(more ? 0 : m_intervalMs);
 }
 
 Expected<void> StoreMonitor::openStore()
 {
-    if (!m_store.isOpen()) {
-        if (auto opened = m_store.open(WorkspaceFolder::storeFile(m_directory)); !opened)
-            return opened;
+    if (!m_store) {
+        auto opened = openDeliveryStoreReader(isShared() ? m_sharedUrl
+                                                         : WorkspaceFolder::storeFile(m_directory));
+        if (!opened)
+            return Error(opened.error());
+        m_store = std::move(opened.value());
     }
     if (m_baselineRead)
         return {};
     // The counters start now: what the owner logged before is history (the delivery log reads
     // it), not a rate.
-    auto read = m_store.select(WatermarksSql, [this](const SqliteStatement &row) {
-        m_watermarks.attempt = row.columnInt64(0);
-        m_watermarks.deadLetter = row.columnInt64(1);
-        m_watermarks.dropped = row.columnInt64(2);
-    });
-    if (!read)
-        return read;
+    auto marks = m_store->watermarks();
+    if (!marks)
+        return Error(marks.error());
+    m_watermarks.attempt = marks->attempt;
+    m_watermarks.deadLetter = marks->deadLetter;
+    m_watermarks.dropped = marks->dropped;
     m_baselineRead = true;
     return {};
 }
@@ -160,13 +183,10 @@ SubscriptionSnapshot &StoreMonitor::figuresOf(const QString &topic, const QStrin
 
 Expected<void> StoreMonitor::readAttempts(bool *more)
 {
-    QList<AttemptLogEntry> entries;
-    auto read = m_store.select(
-        attemptsAfterSql(),
-        [&entries](const SqliteStatement &row) { entries.append(readAttemptLogEntry(row)); },
-        m_watermarks.attempt, MaxAttemptsPerRead);
+    auto read = m_store->attemptsAfter(m_watermarks.attempt, MaxAttemptsPerRead);
     if (!read)
-        return read;
+        return Error(read.error());
+    const QList<AttemptLogEntry> entries = std::move(read.value());
     *more = entries.size() == MaxAttemptsPerRead;
     if (entries.isEmpty())
         return {};
@@ -198,38 +218,34 @@ Expected<void> StoreMonitor::readAttempts(bool *more)
 
 Expected<void> StoreMonitor::readDeadLettersAndDrops()
 {
-    qint64 newestDeadLetter = m_watermarks.deadLetter;
-    auto read = m_store.select(
-        NewDeadLettersSql,
-        [this, &newestDeadLetter](const SqliteStatement &row) {
-            SubscriptionSnapshot &figures = figuresOf(row.columnText(0), row.columnText(1));
-            figures.deadLetteredByReason[DeadLetterReason(row.columnInt(2))]
-                += quint64(row.columnInt64(3));
-            newestDeadLetter = std::max(newestDeadLetter, row.columnInt64(4));
-        },
-        m_watermarks.deadLetter);
-    if (!read)
-        return read;
-    m_watermarks.deadLetter = newestDeadLetter;
-
-    qint64 newestDrop = m_watermarks.dropped;
-    read = m_store.select(
-        NewDropsSql,
-        [this, &newestDrop](const SqliteStatement &row) {
-            SubscriptionSnapshot &figures = figuresOf(row.columnText(0), row.columnText(1));
-            figures.droppedByReason[DeadLetterReason(row.columnInt(2))]
-                += quint64(row.columnInt64(3));
-            newestDrop = std::max(newestDrop, row.columnInt64(4));
-        },
-        m_watermarks.dropped);
-    if (!read)
-        return read;
-    m_watermarks.dropped = newestDrop;
+    auto deadLetters = m_store->deadLettersAfter(m_watermarks.deadLetter);
+    if (!deadLetters)
+        return Error(deadLetters.error());
+    for (const FateCount &fate : std::as_const(deadLetters.value())) {
+        SubscriptionSnapshot &figures = figuresOf(fate.topic, fate.subscription);
+        figures.deadLetteredByReason[fate.reason] += quint64(fate.count);
+        m_watermarks.deadLetter = std::max(m_watermarks.deadLetter, fate.newestId);
+    }
+    auto drops = m_store->dropsAfter(m_watermarks.dropped);
+    if (!drops)
+        return Error(drops.error());
+    for (const FateCount &fate : std::as_const(drops.value())) {
+        SubscriptionSnapshot &figures = figuresOf(fate.topic, fate.subscription);
+        figures.droppedByReason[fate.reason] += quint64(fate.count);
+        m_watermarks.dropped = std::max(m_watermarks.dropped, fate.newestId);
+    }
     return {};
 }
 
 Expected<void> StoreMonitor::readGauges()
 {
+    // Both read before anything changes: a failed poll leaves the last figures as they were.
+    auto gauges = m_store->deliveryGauges();
+    if (!gauges)
+        return Error(gauges.error());
+    auto probation = m_store->probation();
+    if (!probation)
+        return Error(probation.error());
     for (SubscriptionSnapshot &figures : m_figures) {
         figures.backlog = 0;
         figures.inFlight = 0;
@@ -240,38 +256,116 @@ Expected<void> StoreMonitor::readGauges()
         figures.probationUntilMs = 0;
         figures.consecutiveFailures = 0;
     }
-    auto read = m_store.select(DeliveryGaugesSql, [this](const SqliteStatement &row) {
-        SubscriptionSnapshot &figures = figuresOf(row.columnText(0), row.columnText(1));
-        const qint64 count = row.columnInt64(3);
-        switch (DeliveryState(row.columnInt(2))) {
+    for (const DeliveryGauge &gauge : std::as_const(gauges.value())) {
+        SubscriptionSnapshot &figures = figuresOf(gauge.topic, gauge.subscription);
+        switch (gauge.state) {
         case DeliveryState::Pending: {
-            figures.backlog += count;
-            const qint64 due = row.columnInt64(4);
+            figures.backlog += gauge.count;
+            const qint64 due = gauge.earliestDueMs;
             if (due > 0 && (figures.nextDueMs == 0 || due < figures.nextDueMs))
                 figures.nextDueMs = due;
             break;
         }
         case DeliveryState::InFlight:
-            figures.inFlight += count;
+            figures.inFlight += gauge.count;
             break;
         case DeliveryState::DeadLetterPending:
-            figures.deadLetterPending += count;
+            figures.deadLetterPending += gauge.count;
             break;
         case DeliveryState::Delivered:
         case DeliveryState::DeadLettered:
         case DeliveryState::Dropped:
             break;
         }
-    });
-    if (!read)
-        return read;
-    return m_store.select(ProbationSql, [this](const SqliteStatement &row) {
-        SubscriptionSnapshot &figures = figuresOf(row.columnText(0), row.columnText(1));
-        figures.probationState = ProbationTracker::State(row.columnInt(2));
-        figures.probationCause = DeliveryOutcome(row.columnInt(3));
-        figures.probationUntilMs = row.columnInt64(4);
-        figures.consecutiveFailures = row.columnInt(5);
-    });
+    }
+    for (const ProbationRecord &record : std::as_const(probation.value())) {
+        SubscriptionSnapshot &figures = figuresOf(record.topic, record.subscription);
+        figures.probationState = ProbationTracker::State(record.state);
+        figures.probationCause = record.cause;
+        figures.probationUntilMs = record.untilMs;
+        figures.consecutiveFailures = record.consecutiveFailures;
+    }
+    return {};
+}
+
+Expected<void> StoreMonitor::readInstances()
+{
+    auto instances = m_store->instances();
+    if (!instances)
+        return Error(instances.error());
+    m_instances = instances.value();
+    Q_EMIT instancesRead(m_instances);
+    return {};
+}
+
+Expected<void> StoreMonitor::readConfiguration()
+{
+    if (!m_configurationStore) {
+        auto opened = openDeliveryStore(m_sharedUrl, QString());
+        if (!opened)
+            return Error(opened.error());
+        m_configurationStore = std::move(opened.value());
+    }
+    SharedConfiguration *configuration = m_configurationStore->sharedConfiguration();
+    if (!configuration)
+        return {};
+    auto revision = configuration->configurationRevision();
+    if (!revision)
+        return Error(revision.error());
+    if (revision.value() == m_configurationRevision)
+        return {};
+    auto snapshot = configuration->loadConfiguration();
+    if (!snapshot)
+        return Error(snapshot.error());
+    m_configurationRevision = snapshot->revision;
+    m_workspace.topics = snapshot->topics;
+    Q_EMIT configurationRead(m_workspace, m_configurationRevision);
+    Q_EMIT workspaceChanged(m_workspace);
+    return {};
+}
+
+Expected<SharedConfiguration *> StoreMonitor::configuration()
+{
+    if (!isShared())
+        return Error(u"Only a shared workspace keeps its configuration in the store."_s);
+    if (!m_configurationStore || m_configurationRevision < 0)
+        return Error(u"The shared workspace's configuration has not been read yet; try again in "
+                     "a moment."_s);
+    if (SharedConfiguration *configuration = m_configurationStore->sharedConfiguration())
+        return configuration;
+    return Error(u"The store %1 keeps no configuration."_s.arg(redactedStoreLocation(m_sharedUrl)));
+}
+
+Expected<qint64> StoreMonitor::saveConfiguration(const QList<Topic> &after)
+{
+    auto configuration = this->configuration();
+    if (!configuration)
+        return Error(configuration.error());
+    auto saved = configuration.value()->saveConfiguration(m_workspace.topics, after,
+                                                          m_configurationRevision);
+    // Read at once: the edit's own revision, or what the other writer changed. A read that fails
+    // now is done by the next poll; it changes nothing about the edit's outcome.
+    std::ignore = readConfiguration();
+    return saved;
+}
+
+Expected<SharedConfigurationSnapshot> StoreMonitor::importConfiguration(const QString &path)
+{
+    auto configuration = this->configuration();
+    if (!configuration)
+        return Error(configuration.error());
+    auto imported = SharedWorkspace::importFile(*configuration.value(), path);
+    std::ignore = readConfiguration();
+    return imported;
+}
+
+Expected<SharedConfigurationSnapshot> StoreMonitor::exportConfiguration(const QString &path)
+{
+    auto configuration = this->configuration();
+    if (!configuration)
+        return Error(configuration.error());
+    // The settings and test receivers are each instance's own: the file gets the defaults.
+    return SharedWorkspace::exportFile(*configuration.value(), Workspace(), path);
 }
 
 void StoreMonitor::rereadWorkspace()
@@ -340,6 +434,23 @@ EngineSnapshot StoreMonitor::buildSnapshot() const
             }
             snapshot.subscriptions.append(state);
         }
+    }
+    if (isShared()) {
+        // A shared store's rows name the subscriptions the instances deliver to; those the
+        // configuration read here does not (yet) hold are shown as the store has them.
+        QSet<QString> shown;
+        for (const SubscriptionSnapshot &state : std::as_const(snapshot.subscriptions))
+            shown.insert(key(state.topic, state.subscription));
+        QList<SubscriptionSnapshot> others;
+        for (const SubscriptionSnapshot &figures : m_figures) {
+            if (!shown.contains(key(figures.topic, figures.subscription)))
+                others.append(figures);
+        }
+        std::sort(others.begin(), others.end(),
+                  [](const SubscriptionSnapshot &a, const SubscriptionSnapshot &b) {
+                      return std::tie(a.topic, a.subscription) < std::tie(b.topic, b.subscription);
+                  });
+        snapshot.subscriptions += others;
     }
     return snapshot;
 }

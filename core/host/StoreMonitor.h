@@ -7,7 +7,8 @@
 #include "../io/WorkspaceLock.h"
 #include "../model/Workspace.h"
 #include "../store/DeliveryStore.h"
-#include "../store/SqliteReadConnection.h"
+#include "../store/DeliveryStoreReaders.h"
+#include "../store/SharedConfiguration.h"
 
 #include <QDateTime>
 #include <QHash>
@@ -35,6 +36,14 @@ namespace EventDesk {
 //
 // It writes nothing: not the store, not workspace.json (re-read when the owner changes it), not
 // the lock. Each poll also asks whether the owner still holds the workspace.
+//
+// A shared workspace (startShared()) is the same idea for a PostgreSQL store that several
+// eventdeskd instances share (README "Several instances on one store"): the instances deliver, the
+// monitor reads the store (DeliveryStoreReader, read-only and unregistered) and, at each poll, the
+// instances registered on it with their heartbeats (instancesRead()). There is no workspace folder
+// and no lock: the topics and subscriptions are the store's configuration (SharedConfiguration),
+// followed through its revision at every poll, and those the store holds rows for besides. The
+// configuration is the one thing it writes, when the user edits it (saveConfiguration()).
 class StoreMonitor final : public QObject
 {
     Q_OBJECT
@@ -46,6 +55,25 @@ public:
     // Reads workspace.json and starts polling every intervalMs (the first poll happens at once).
     // The store may not be readable yet (the owner creates or migrates it): polls retry.
     Expected<Workspace> start(const QString &directory, int intervalMs);
+    // Monitors the PostgreSQL store at url (a shared workspace) every intervalMs. An error only
+    // for a location that is no PostgreSQL URL; a store that cannot be read yet is retried by the
+    // polls (readError() says why).
+    Expected<void> startShared(const QString &url, int intervalMs);
+    bool isShared() const { return !m_sharedUrl.isEmpty(); }
+    // A shared workspace: writes an edit of the store's configuration (the topics as the last
+    // read had them become after), as SharedConfiguration::saveConfiguration() does, against the
+    // revision last read; then reads the configuration again at once, whether the edit was written
+    // or refused (another writer changed what it changes: the error says what).
+    Expected<qint64> saveConfiguration(const QList<Topic> &after);
+    // A shared workspace: the topics of the workspace.json at path become the store's whole
+    // configuration (SharedWorkspace::importFile: a file that is not valid changes nothing, the
+    // error names it and the JSON path); the topics as the store holds them, written to path as a
+    // workspace.json with default settings (SharedWorkspace::exportFile). Both answer the
+    // configuration written.
+    Expected<SharedConfigurationSnapshot> importConfiguration(const QString &path);
+    Expected<SharedConfigurationSnapshot> exportConfiguration(const QString &path);
+    // The configuration's revision as last read (0: never given one; -1: not read yet).
+    qint64 configurationRevision() const { return m_configurationRevision; }
     void stop();
     // Reads what changed since the last poll and reports it. The timer calls it; so may tests.
     void poll();
@@ -54,6 +82,8 @@ public:
     // The engine that holds the workspace, as the last poll (or start()) found it; none when it
     // has left.
     const std::optional<WorkspaceOwner> &owner() const { return m_owner; }
+    // A shared workspace: the instances as the last poll found them.
+    const QList<InstanceStatus> &instances() const { return m_instances; }
 
 Q_SIGNALS:
     void snapshotReady(const EventDesk::EngineSnapshot &snapshot);
@@ -68,6 +98,10 @@ Q_SIGNALS:
     void ownerFound(const EventDesk::WorkspaceOwner &owner);
     // The store cannot be read (the message names it and the reason); the next poll tries again.
     void readError(const QString &message);
+    // A shared workspace: the instances registered on the store, as each poll found them.
+    void instancesRead(const QList<EventDesk::InstanceStatus> &instances);
+    // A shared workspace: the store's configuration at a new revision (workspace holds its topics).
+    void configurationRead(const EventDesk::Workspace &workspace, qint64 revision);
 
 private:
     struct FileStamp
@@ -87,6 +121,10 @@ private:
     Expected<void> readAttempts(bool *more);
     Expected<void> readDeadLettersAndDrops();
     Expected<void> readGauges();
+    Expected<void> readInstances();
+    Expected<void> readConfiguration();
+    Expected<SharedConfiguration *> configuration();
+    void startPolling();
     void rereadWorkspace();
     void rereadProvisioning();
     void checkOwner();
@@ -97,9 +135,15 @@ private:
     static FileStamp stampOf(const QString &path);
 
     QString m_directory;
+    QString m_sharedUrl; // startShared(): the store's location; empty for a workspace folder
     int m_intervalMs = 1000;
     std::unique_ptr<QTimer> m_timer;
-    SqliteReadConnection m_store;
+    std::unique_ptr<DeliveryStoreReader> m_store;
+    // A shared workspace: the store's configuration, through a store of its own (the read side
+    // has none), opened once the reader found the store at this build's schema, so that it
+    // never creates nor migrates one. It registers no instance.
+    std::unique_ptr<DeliveryStore> m_configurationStore;
+    qint64 m_configurationRevision = -1;
     bool m_baselineRead = false;
     Watermarks m_watermarks;
     Workspace m_workspace;
@@ -110,6 +154,7 @@ private:
     QHash<QString, SubscriptionSnapshot> m_figures;
     QString m_lastError;
     std::optional<WorkspaceOwner> m_owner;
+    QList<InstanceStatus> m_instances;
 };
 
 } // namespace EventDesk

@@ -24,16 +24,6 @@ constexpr char EventColumns[]
 constexpr char DroppedColumns[]
     = "topic, subscription, event_id, reason, last_outcome, last_http_status, attempts,"
       " dropped_ms";
-// AttemptLogColumns of the SQLite store in PostgreSQL's words: the fifth column encodes the event
-// ids as decodeEventIds() reads them.
-constexpr char PostgresAttemptLogColumns[]
-    = "id, time_ms, topic, subscription,"
-      " (SELECT string_agg(position || ':' || octet_length(event_id) || ':' || event_id, ''"
-      " ORDER BY position) FROM attempt_events WHERE attempt_id = attempt_log.id),"
-      " attempt, http_status, outcome, duration_ms, next_due_ms, instance";
-// The record as text, for the text filter of the dead-letter browser: ILIKE ignores case as
-// SQLite's LIKE does for ASCII letters (and, by the database's locale, for others too).
-constexpr char PostgresRecordContains[] = "convert_from(record, 'UTF8') ILIKE ? ESCAPE '\\'";
 
 // forEachUnfinishedDelivery() reads the deliveries this many at a time (keyset pages), so that a
 // backlog of a million rows never sits in memory at once, and a visitor may call the store.
@@ -215,13 +205,7 @@ Expected<QList<DeadLetterEntry>> PostgresDeliveryStore::deadLetters(const DeadLe
     const std::lock_guard lock(d->mutex);
     if (!d->connection)
         return d->notOpen();
-    const SqlConditions filter = deadLetterConditions(query, PostgresRecordContains);
-    PostgresParameters parameters;
-    bindConditions(parameters, filter);
-    bindLimit(parameters, query.limit);
-    return d->collect<DeadLetterEntry>(
-        postgresPlaceholders(deadLetterPageSql(filter, DeadLetterFields::All)), parameters,
-        u"browse dead letters"_s, [](const PostgresResult &row) { return readDeadLetterRow(row); });
+    return d->selectDeadLetters(query, DeadLetterFields::All);
 }
 
 Expected<QList<DeadLetterEntry>> PostgresDeliveryStore::deadLettersById(const QList<qint64> &ids)
@@ -229,15 +213,7 @@ Expected<QList<DeadLetterEntry>> PostgresDeliveryStore::deadLettersById(const QL
     const std::lock_guard lock(d->mutex);
     if (!d->connection)
         return d->notOpen();
-    if (ids.isEmpty())
-        return QList<DeadLetterEntry>();
-    PostgresParameters parameters;
-    parameters.bindArray(keyArray(ids));
-    return d->collect<DeadLetterEntry>(
-        "SELECT "_ba + DeadLetterColumns
-            + " FROM dead_letters WHERE id = ANY($1) ORDER BY id DESC"_ba,
-        parameters, u"read dead letters"_s,
-        [](const PostgresResult &row) { return readDeadLetterRow(row); });
+    return d->selectDeadLettersById(ids);
 }
 
 Expected<qint64> PostgresDeliveryStore::countDeadLetters(const DeadLetterQuery &query)
@@ -245,19 +221,7 @@ Expected<qint64> PostgresDeliveryStore::countDeadLetters(const DeadLetterQuery &
     const std::lock_guard lock(d->mutex);
     if (!d->connection)
         return d->notOpen();
-    DeadLetterQuery all = query;
-    all.beforeId = 0; // a count is of every page
-    const SqlConditions filter = deadLetterConditions(all, PostgresRecordContains);
-    PostgresParameters parameters;
-    bindConditions(parameters, filter);
-    const auto counts = d->collect<qint64>(
-        postgresPlaceholders(deadLetterCountSql(filter)), parameters, u"count dead letters"_s,
-        [](const PostgresResult &row) { return row.columnInt64(0); });
-    if (!counts)
-        return Error(counts.error());
-    if (counts->size() != 1)
-        return d->connection->error(u"count dead letters"_s, u"no answer"_s);
-    return counts->first();
+    return d->countDeadLetters(query);
 }
 
 Expected<QList<DroppedEntry>> PostgresDeliveryStore::droppedDeliveries(int limit)
@@ -279,13 +243,64 @@ Expected<QList<AttemptLogEntry>> PostgresDeliveryStore::attemptLog(int limit)
         return d->notOpen();
     PostgresParameters parameters;
     bindLimit(parameters, limit);
-    return d->collect<AttemptLogEntry>(
-        "SELECT "_ba + PostgresAttemptLogColumns + " FROM attempt_log ORDER BY id DESC LIMIT $1"_ba,
-        parameters, u"read the delivery log"_s, [](const PostgresResult &row) {
-            AttemptLogEntry entry = readAttemptLogEntryRow(row);
-            entry.instance = row.columnInt64(10);
-            return entry;
-        });
+    return d->selectAttempts("SELECT "_ba + PostgresAttemptLogColumns
+                                 + " FROM attempt_log ORDER BY id DESC LIMIT $1"_ba,
+                             parameters, u"read the delivery log"_s);
+}
+
+// The reads that the store and PostgresStoreReader share.
+
+Expected<QList<DeadLetterEntry>> PostgresStoreState::selectDeadLetters(const DeadLetterQuery &query,
+                                                                       DeadLetterFields fields)
+{
+    const SqlConditions filter = deadLetterConditions(query, PostgresRecordContains);
+    PostgresParameters parameters;
+    bindConditions(parameters, filter);
+    bindLimit(parameters, query.limit);
+    return collect<DeadLetterEntry>(
+        postgresPlaceholders(deadLetterPageSql(filter, fields)), parameters,
+        u"browse dead letters"_s, [](const PostgresResult &row) { return readDeadLetterRow(row); });
+}
+
+Expected<QList<DeadLetterEntry>> PostgresStoreState::selectDeadLettersById(const QList<qint64> &ids)
+{
+    if (ids.isEmpty())
+        return QList<DeadLetterEntry>();
+    PostgresParameters parameters;
+    parameters.bindArray(keyArray(ids));
+    return collect<DeadLetterEntry>(
+        "SELECT "_ba + DeadLetterColumns
+            + " FROM dead_letters WHERE id = ANY($1) ORDER BY id DESC"_ba,
+        parameters, u"read dead letters"_s,
+        [](const PostgresResult &row) { return readDeadLetterRow(row); });
+}
+
+Expected<qint64> PostgresStoreState::countDeadLetters(const DeadLetterQuery &query)
+{
+    DeadLetterQuery all = query;
+    all.beforeId = 0; // a count is of every page
+    const SqlConditions filter = deadLetterConditions(all, PostgresRecordContains);
+    PostgresParameters parameters;
+    bindConditions(parameters, filter);
+    const auto counts = collect<qint64>(
+        postgresPlaceholders(deadLetterCountSql(filter)), parameters, u"count dead letters"_s,
+        [](const PostgresResult &row) { return row.columnInt64(0); });
+    if (!counts)
+        return Error(counts.error());
+    if (counts->size() != 1)
+        return connection->error(u"count dead letters"_s, u"no answer"_s);
+    return counts->first();
+}
+
+Expected<QList<AttemptLogEntry>>
+PostgresStoreState::selectAttempts(const QByteArray &sql, const PostgresParameters &parameters,
+                                   const QString &what)
+{
+    return collect<AttemptLogEntry>(sql, parameters, what, [](const PostgresResult &row) {
+        AttemptLogEntry entry = readAttemptLogEntryRow(row);
+        entry.instance = row.columnInt64(10);
+        return entry;
+    });
 }
 
 } // namespace EventDesk

@@ -61,6 +61,14 @@ const QByteArray ProbationOfOthersSql = "SELECT "_ba + ProbationColumns
       " AND instance IS NOT NULL"_ba;
 // Releasing: the row goes, and with it (ON DELETE SET NULL) the ownership of its deliveries.
 const QByteArray ReleaseSql = "DELETE FROM instances WHERE id = $1"_ba;
+// The instances as the server's clock sees them now (the clock that judges their leases), with
+// the deliveries each owns (counted through deliveries_by_owner).
+const QByteArray InstancesSql
+    = "SELECT id, host_name, process_id, lease_ms,"
+      " (extract(epoch FROM started_at) * 1000)::bigint,"
+      " GREATEST((extract(epoch FROM clock_timestamp() - heartbeat) * 1000)::bigint, 0),"
+      " (SELECT count(*) FROM deliveries WHERE owner = instances.id)"
+      " FROM instances ORDER BY id"_ba;
 
 } // namespace
 
@@ -184,6 +192,22 @@ Expected<QList<ProbationRecord>> PostgresDeliveryStore::probationOfOthers()
                                            record.instance = row.columnInt64(8);
                                            return record;
                                        });
+}
+
+Expected<QList<InstanceStatus>> PostgresStoreState::selectInstances()
+{
+    return collect<InstanceStatus>(InstancesSql, {}, u"read the instances"_s,
+                                   [](const PostgresResult &row) {
+                                       InstanceStatus instance;
+                                       instance.id = row.columnInt64(0);
+                                       instance.hostName = row.columnText(1);
+                                       instance.processId = row.columnInt64(2);
+                                       instance.leaseMs = row.columnInt64(3);
+                                       instance.startedMs = row.columnInt64(4);
+                                       instance.heartbeatAgeMs = row.columnInt64(5);
+                                       instance.ownedDeliveries = row.columnInt64(6);
+                                       return instance;
+                                   });
 }
 
 } // namespace EventDesk

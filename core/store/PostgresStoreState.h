@@ -8,7 +8,9 @@
 // claims (PostgresStoreLeases.cpp) and the shared configuration (PostgresStoreConfiguration.cpp).
 // Not for use outside core/store.
 
+#include "DeadLetterRows.h"
 #include "DeliveryStore.h"
+#include "DeliveryStoreReader.h"
 #include "PostgresConnection.h"
 #include "SqlConditions.h"
 
@@ -34,6 +36,17 @@ inline constexpr char PostgresDeliveryColumns[]
     = "id, event_seq, topic, subscription, state, attempts, due_ms, publish_ms, last_outcome,"
       " last_http_status, last_attempt_ms, reason, dl_unavailable_since_ms";
 void readPostgresDelivery(const PostgresResult &row, DeliveryRecord &record);
+
+// AttemptLogColumns of the SQLite store in PostgreSQL's words: the fifth column encodes the event
+// ids as decodeEventIds() reads them; the eleventh is the instance that made the attempt.
+inline constexpr char PostgresAttemptLogColumns[]
+    = "id, time_ms, topic, subscription,"
+      " (SELECT string_agg(position || ':' || octet_length(event_id) || ':' || event_id, ''"
+      " ORDER BY position) FROM attempt_events WHERE attempt_id = attempt_log.id),"
+      " attempt, http_status, outcome, duration_ms, next_due_ms, instance";
+// The record as text, for the text filter of the dead-letter browser: ILIKE ignores case as
+// SQLite's LIKE does for ASCII letters (and, by the database's locale, for others too).
+inline constexpr char PostgresRecordContains[] = "convert_from(record, 'UTF8') ILIKE ? ESCAPE '\\'";
 
 // sql with SQLite's '?' placeholders numbered as PostgreSQL's $1, $2, ... ('?' inside a quoted
 // literal stays), so that the SQL of the shared row mappings (DeadLetterRows.h) serves both.
@@ -101,6 +114,19 @@ struct PostgresStoreState
     void bindInstance(PostgresParameters &parameters) const;
     void addAttempts(PostgresTransaction &transaction,
                      const QList<AttemptLogEntry> &attempts) const;
+
+    // PostgresDeliveryStore.cpp: the reads the store and PostgresStoreReader (the desktop app's
+    // views) share; the caller holds the mutex and has a connection.
+    Expected<QList<DeadLetterEntry>> selectDeadLetters(const DeadLetterQuery &query,
+                                                       DeadLetterFields fields);
+    Expected<QList<DeadLetterEntry>> selectDeadLettersById(const QList<qint64> &ids);
+    Expected<qint64> countDeadLetters(const DeadLetterQuery &query);
+    // Rows of PostgresAttemptLogColumns.
+    Expected<QList<AttemptLogEntry>> selectAttempts(const QByteArray &sql,
+                                                    const PostgresParameters &parameters,
+                                                    const QString &what);
+    // PostgresStoreLeases.cpp: the instances registered on the store, by id.
+    Expected<QList<InstanceStatus>> selectInstances();
 
     // Runs the statement and reads every row of its answer with read.
     template<typename Row, typename Read>

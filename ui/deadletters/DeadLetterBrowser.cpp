@@ -35,7 +35,7 @@ namespace EventDesk::Ui {
 namespace {
 
 // A text filter reads every record of the store: wait until the typing pauses.
-constexpr std::chrono::milliseconds FilterDelay{300};
+constexpr std::chrono::milliseconds FilterDelay {300};
 constexpr int CountingHintDelayMs = 250;
 
 constexpr DeadLetterReason deadLetterReasons[] = {
@@ -52,52 +52,45 @@ constexpr DeadLetterReason deadLetterReasons[] = {
 };
 
 constexpr DeliveryOutcome failureOutcomes[] = {
-    DeliveryOutcome::Busy,           DeliveryOutcome::TimedOut,
-    DeliveryOutcome::NotFound,       DeliveryOutcome::GenericError,
-    DeliveryOutcome::BadRequest,     DeliveryOutcome::Unauthorized,
-    DeliveryOutcome::Forbidden,      DeliveryOutcome::PayloadTooLarge,
-    DeliveryOutcome::SocketError,    DeliveryOutcome::ResolutionError,
-    DeliveryOutcome::Aborted,        DeliveryOutcome::Probation,
-    DeliveryOutcome::Canceled,       DeliveryOutcome::Disabled,
-    DeliveryOutcome::Full,           DeliveryOutcome::EndpointValidationPending,
-    DeliveryOutcome::EndpointValidationFailed, DeliveryOutcome::KeychainPending,
+    DeliveryOutcome::Busy,
+    DeliveryOutcome::TimedOut,
+    DeliveryOutcome::NotFound,
+    DeliveryOutcome::GenericError,
+    DeliveryOutcome::BadRequest,
+    DeliveryOutcome::Unauthorized,
+    DeliveryOutcome::Forbidden,
+    DeliveryOutcome::PayloadTooLarge,
+    DeliveryOutcome::SocketError,
+    DeliveryOutcome::ResolutionError,
+    DeliveryOutcome::Aborted,
+    DeliveryOutcome::Probation,
+    DeliveryOutcome::Canceled,
+    DeliveryOutcome::Disabled,
+    DeliveryOutcome::Full,
+    DeliveryOutcome::EndpointValidationPending,
+    DeliveryOutcome::EndpointValidationFailed,
+    DeliveryOutcome::KeychainPending,
 };
 
 FilterBar::Fields filterFields()
 {
     FilterBar::Fields fields;
-    fields.text = FilterBar::TextField{
+    fields.text = FilterBar::TextField {
         DeadLetterBrowser::tr("Search the payload…"),
         DeadLetterBrowser::tr("Show dead letters whose record contains this text")};
     fields.subscription = DeadLetterBrowser::tr("Dead letters of one subscription");
-    fields.reason = FilterBar::ReasonField{
+    fields.reason = FilterBar::ReasonField {
         QList<DeadLetterReason>(std::cbegin(deadLetterReasons), std::cend(deadLetterReasons)),
         DeadLetterBrowser::tr("Why the events were dead-lettered (deadLetterReason)")};
-    fields.outcome = FilterBar::OutcomeField{
+    fields.outcome = FilterBar::OutcomeField {
         DeadLetterBrowser::tr("All last outcomes"),
         QList<DeliveryOutcome>(std::cbegin(failureOutcomes), std::cend(failureOutcomes)),
         DeadLetterBrowser::tr("The outcome of the last delivery attempt (lastDeliveryOutcome)")};
-    fields.timeRange = FilterBar::TimeRangeField{
+    fields.timeRange = FilterBar::TimeRangeField {
         DeadLetterBrowser::tr("Only dead letters written at or after this time"),
         DeadLetterBrowser::tr("Only dead letters written at or before this time")};
     fields.typingDelay = FilterDelay;
     return fields;
-}
-
-// How many dead letters meet the conditions (none: all of them); runs on the reader thread.
-Expected<qint64> countDeadLetters(SqliteReadConnection &store, const SqlConditions &conditions)
-{
-    const auto statement = store.statement(deadLetterCountSql(conditions));
-    if (!statement)
-        return Error(statement.error());
-    conditions.bind(*statement.value());
-    qint64 count = 0;
-    const auto read = store.readRows(*statement.value(), [&count](const SqliteStatement &row) {
-        count = row.columnInt64(0);
-    });
-    if (!read)
-        return Error(read.error());
-    return count;
 }
 
 } // namespace
@@ -256,10 +249,10 @@ void DeadLetterBrowser::createActions()
         auto *action = new QAction(style()->standardIcon(icon), text, this);
         action->setShortcut(shortcut);
         action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-        action->setToolTip(shortcut.isEmpty()
-                               ? toolTip
-                               : tr("%1 (%2)").arg(toolTip,
-                                                   shortcut.toString(QKeySequence::NativeText)));
+        action->setToolTip(
+            shortcut.isEmpty()
+                ? toolTip
+                : tr("%1 (%2)").arg(toolTip, shortcut.toString(QKeySequence::NativeText)));
         addAction(action);
         return action;
     };
@@ -267,18 +260,18 @@ void DeadLetterBrowser::createActions()
                           tr("Read the dead letters and counts again"));
     m_copyAction = make(tr("Copy"), QStyle::SP_FileDialogDetailedView, QKeySequence::Copy,
                         tr("Copy the selected records as JSON"));
-    m_resubmitSelectedAction = make(tr("Resubmit"), QStyle::SP_MediaPlay,
-                                    QKeySequence(Qt::CTRL | Qt::Key_R),
-                                    tr("Deliver the selected events to their subscriptions again"));
+    m_resubmitSelectedAction
+        = make(tr("Resubmit"), QStyle::SP_MediaPlay, QKeySequence(Qt::CTRL | Qt::Key_R),
+               tr("Deliver the selected events to their subscriptions again"));
     m_resubmitAllAction = make(tr("Resubmit All Matching…"), QStyle::SP_MediaSeekForward,
                                QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
                                tr("Deliver every dead letter that matches the filter again"));
     // Ctrl+T is the window's Send Test Event: the topic's resubmits add Alt to Resubmit's keys.
-    m_resubmitTopicSelectedAction = make(
-        tr("Resubmit Through Topic…"), QStyle::SP_ArrowForward,
-        QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_R),
-        tr("Publish the selected events to their topics again, where every current "
-           "subscription's filter decides (a dry run shows where they would go first)"));
+    m_resubmitTopicSelectedAction
+        = make(tr("Resubmit Through Topic…"), QStyle::SP_ArrowForward,
+               QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_R),
+               tr("Publish the selected events to their topics again, where every current "
+                  "subscription's filter decides (a dry run shows where they would go first)"));
     m_resubmitTopicAllAction
         = make(tr("Resubmit All Matching Through Topic…"), QStyle::SP_MediaSkipForward,
                QKeySequence(Qt::CTRL | Qt::ALT | Qt::SHIFT | Qt::Key_R),
@@ -289,21 +282,24 @@ void DeadLetterBrowser::createActions()
     m_deleteAllAction = make(tr("Delete All Matching…"), QStyle::SP_DialogDiscardButton,
                              QKeySequence(Qt::SHIFT | Qt::Key_Delete),
                              tr("Remove every dead letter that matches the filter from the index"));
-    m_exportSelectedAction = make(tr("Export…"), QStyle::SP_DialogSaveButton,
-                                  QKeySequence(Qt::CTRL | Qt::Key_E),
-                                  tr("Write the selected records to a folder, one JSON file each"));
+    m_exportSelectedAction
+        = make(tr("Export…"), QStyle::SP_DialogSaveButton, QKeySequence(Qt::CTRL | Qt::Key_E),
+               tr("Write the selected records to a folder, one JSON file each"));
     m_exportAllAction = make(tr("Export All Matching…"), QStyle::SP_DriveHDIcon,
                              QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E),
                              tr("Write every matching record to a folder, one JSON file each"));
     m_openFolderAction = make(tr("Open Blob Folder"), QStyle::SP_DirOpenIcon,
                               QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O),
-                              tr("Show the folder of the current dead letter's blob (a blob in Azure Storage opens in a viewer)"));
+                              tr("Show the folder of the current dead letter's blob (a blob in "
+                                 "Azure Storage opens in a viewer)"));
     addAction(m_filterBar->findAction());
 
     connect(m_reloadAction, &QAction::triggered, this, &DeadLetterBrowser::reload);
     connect(m_copyAction, &QAction::triggered, this, &DeadLetterBrowser::copySelection);
-    connect(m_resubmitSelectedAction, &QAction::triggered, this, [this] { resubmit(Scope::Selected); });
-    connect(m_resubmitAllAction, &QAction::triggered, this, [this] { resubmit(Scope::AllMatching); });
+    connect(m_resubmitSelectedAction, &QAction::triggered, this,
+            [this] { resubmit(Scope::Selected); });
+    connect(m_resubmitAllAction, &QAction::triggered, this,
+            [this] { resubmit(Scope::AllMatching); });
     connect(m_resubmitTopicSelectedAction, &QAction::triggered, this,
             [this] { resubmitThroughTopic(Scope::Selected); });
     connect(m_resubmitTopicAllAction, &QAction::triggered, this,
@@ -374,9 +370,9 @@ void DeadLetterBrowser::applyFilter()
 
 void DeadLetterBrowser::reload()
 {
-    const QString path = m_host ? m_host->storePath() : QString();
-    m_reader->setStorePath(path);
-    m_countReader->setStorePath(path);
+    const QString location = m_host ? m_host->storeLocation() : QString();
+    m_reader->setStoreLocation(location);
+    m_countReader->setStoreLocation(location);
     m_statusLabel->setVisible(false);
     m_model->setFilter(filterFromControls());
     requestCounts();
@@ -388,7 +384,7 @@ void DeadLetterBrowser::requestCounts()
     m_countsKnown = false;
     m_countError.clear();
     m_countingHint->start();
-    if (m_countReader->storePath().isEmpty()) {
+    if (m_countReader->storeLocation().isEmpty()) {
         m_countsKnown = true;
         m_total = m_matching = 0;
         showCounts();
@@ -399,44 +395,45 @@ void DeadLetterBrowser::requestCounts()
     m_latestCountRequest->store(generation);
     const std::shared_ptr<std::atomic<quint64>> latest = m_latestCountRequest;
     const DeadLetterFilter filter = m_model->filter();
-    m_countReader->run(this, [this, generation, latest, filter](
-                                 const Expected<SqliteReadConnection *> &store)
-                                 -> StoreReader::Continuation {
-        if (latest->load() != generation)
-            return {};
-        qint64 total = 0;
-        qint64 matching = 0;
-        QString error;
-        if (!store) {
-            error = store.error();
-        } else if (const auto all = countDeadLetters(*store.value(), SqlConditions()); !all) {
-            error = all.error();
-        } else {
-            total = matching = all.value();
-            if (!filter.isEmpty()) {
-                const auto matched = countDeadLetters(*store.value(), filter.conditions(0));
-                if (matched)
-                    matching = matched.value();
-                else
-                    error = matched.error();
+    m_countReader->run(
+        this,
+        [this, generation, latest,
+         filter](const Expected<DeliveryStoreReader *> &store) -> StoreReader::Continuation {
+            if (latest->load() != generation)
+                return {};
+            qint64 total = 0;
+            qint64 matching = 0;
+            QString error;
+            if (!store) {
+                error = store.error();
+            } else if (const auto all = store.value()->countDeadLetters(DeadLetterQuery()); !all) {
+                error = all.error();
+            } else {
+                total = matching = all.value();
+                if (!filter.isEmpty()) {
+                    const auto matched = store.value()->countDeadLetters(filter.query(0));
+                    if (matched)
+                        matching = matched.value();
+                    else
+                        error = matched.error();
+                }
             }
-        }
-        return [this, generation, total, matching, error] {
-            if (generation != m_countGeneration)
-                return;
-            m_countingHint->stop();
-            m_countsKnown = true;
-            m_total = total;
-            m_matching = matching;
-            m_countError = error;
-            showCounts();
-            const auto waiting = std::exchange(m_waitingForCount, {});
-            for (const auto &then : waiting)
-                then(error.isEmpty() ? matching : -1);
-            if (error.isEmpty())
-                Q_EMIT countsChanged(total, matching);
-        };
-    });
+            return [this, generation, total, matching, error] {
+                if (generation != m_countGeneration)
+                    return;
+                m_countingHint->stop();
+                m_countsKnown = true;
+                m_total = total;
+                m_matching = matching;
+                m_countError = error;
+                showCounts();
+                const auto waiting = std::exchange(m_waitingForCount, {});
+                for (const auto &then : waiting)
+                    then(error.isEmpty() ? matching : -1);
+                if (error.isEmpty())
+                    Q_EMIT countsChanged(total, matching);
+            };
+        });
 }
 
 void DeadLetterBrowser::showCounts()
@@ -680,8 +677,9 @@ void DeadLetterBrowser::exportDeadLetters(Scope scope)
     if (m_operations->isBusy())
         return;
     const QString directory = QFileDialog::getExistingDirectory(
-        this, scope == Scope::Selected ? tr("Export Selected Dead Letters")
-                                       : tr("Export All Matching Dead Letters"));
+        this,
+        scope == Scope::Selected ? tr("Export Selected Dead Letters")
+                                 : tr("Export All Matching Dead Letters"));
     if (!directory.isEmpty())
         exportTo(directory, scope);
 }

@@ -58,21 +58,17 @@ void DeadLetterDetailPane::showDeadLetter(const DeadLetterEntry &entry)
                            .arg(entry.blobPath.toHtmlEscaped()));
     m_reader->run(this,
                   [this, id, generation](
-                      const Expected<SqliteReadConnection *> &store) -> StoreReader::Continuation {
+                      const Expected<DeliveryStoreReader *> &store) -> StoreReader::Continuation {
                       QByteArray record;
                       QString error;
                       bool found = false;
                       if (!store) {
                           error = store.error();
-                      } else if (const auto read = store.value()->select(
-                                     "SELECT record FROM dead_letters WHERE id = ?"_ba,
-                                     [&](const SqliteStatement &row) {
-                                         found = true;
-                                         record = row.columnBlob(0);
-                                     },
-                                     id);
-                                 !read) {
-                          error = read.error();
+                      } else if (auto rows = store.value()->deadLettersById({id}); !rows) {
+                          error = rows.error();
+                      } else if (!rows->isEmpty()) {
+                          found = true;
+                          record = rows->constFirst().record;
                       }
                       QString text = found ? prettyJson(record) : QString();
                       return [this, id, generation, text = std::move(text), error, found] {

@@ -77,17 +77,16 @@ void DeadLetterModel::removeIds(const QList<qint64> &ids)
 int DeadLetterModel::rowOfId(qint64 id) const
 {
     // Rows are in descending id order.
-    const auto it = std::lower_bound(m_rows.cbegin(), m_rows.cend(), id,
-                                     [](const DeadLetterEntry &entry, qint64 value) {
-                                         return entry.id > value;
-                                     });
+    const auto it = std::lower_bound(
+        m_rows.cbegin(), m_rows.cend(), id,
+        [](const DeadLetterEntry &entry, qint64 value) { return entry.id > value; });
     return it != m_rows.cend() && it->id == id ? int(it - m_rows.cbegin()) : -1;
 }
 
 bool DeadLetterModel::canFetchMore(const QModelIndex &parent) const
 {
     return !parent.isValid() && !m_atEnd && !m_fetching && m_lastError.isEmpty()
-        && !m_reader->storePath().isEmpty();
+        && !m_reader->storeLocation().isEmpty();
 }
 
 void DeadLetterModel::fetchMore(const QModelIndex &parent)
@@ -98,7 +97,7 @@ void DeadLetterModel::fetchMore(const QModelIndex &parent)
 
 void DeadLetterModel::fetchPage()
 {
-    if (m_reader->storePath().isEmpty()) {
+    if (m_reader->storeLocation().isEmpty()) {
         m_atEnd = true;
         return;
     }
@@ -106,34 +105,28 @@ void DeadLetterModel::fetchPage()
     const quint64 generation = m_generation;
     const qint64 beforeId = m_nextBeforeId;
     const DeadLetterFilter filter = m_filter;
-    m_reader->run(this, [this, generation, beforeId, filter](
-                            const Expected<SqliteReadConnection *> &store)
-                            -> StoreReader::Continuation {
-        QList<DeadLetterEntry> rows;
-        QString error;
-        if (!store) {
-            error = store.error();
-        } else {
-            // The index fields only: the detail pane reads the record of one row at a time.
-            const SqlConditions conditions = filter.conditions(beforeId);
-            const auto statement = store.value()->statement(
-                deadLetterPageSql(conditions, DeadLetterFields::IndexOnly));
-            if (!statement) {
-                error = statement.error();
+    m_reader->run(
+        this,
+        [this, generation, beforeId,
+         filter](const Expected<DeliveryStoreReader *> &store) -> StoreReader::Continuation {
+            QList<DeadLetterEntry> rows;
+            QString error;
+            if (!store) {
+                error = store.error();
             } else {
-                bindDeadLetterPage(*statement.value(), conditions, PageSize);
-                rows.reserve(PageSize);
-                const auto read = store.value()->readRows(
-                    *statement.value(),
-                    [&rows](const SqliteStatement &row) { rows.append(readDeadLetter(row)); });
-                if (!read)
+                // The index fields only: the detail pane reads the record of one row at a time.
+                DeadLetterQuery query = filter.query(beforeId);
+                query.limit = PageSize;
+                if (auto read = store.value()->deadLetters(query, DeadLetterFields::IndexOnly);
+                    !read)
                     error = read.error();
+                else
+                    rows = std::move(read.value());
             }
-        }
-        return [this, generation, rows = std::move(rows), error]() mutable {
-            pageArrived(generation, std::move(rows), error);
-        };
-    });
+            return [this, generation, rows = std::move(rows), error]() mutable {
+                pageArrived(generation, std::move(rows), error);
+            };
+        });
 }
 
 void DeadLetterModel::pageArrived(quint64 generation, QList<DeadLetterEntry> rows,

@@ -6,7 +6,6 @@
 #include "host/EngineHost.h"
 #include "io/DeadLetterSink.h"
 #include "log/StoreReader.h"
-#include "store/SqliteStoreSchema.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -30,20 +29,6 @@ namespace EventDesk::Ui {
 namespace {
 
 constexpr int MaxErrorsListed = 10;
-
-// The IN list of one chunk of ids. Shorter chunks repeat their last id, which IN ignores, so
-// that the reader's connection prepares one statement for every chunk.
-QByteArray chunkPlaceholders()
-{
-    return parameterList(DeadLetterOperations::Chunk);
-}
-
-void bindChunk(SqliteStatement &statement, const QList<qint64> &ids)
-{
-    Q_ASSERT(!ids.isEmpty() && ids.size() <= DeadLetterOperations::Chunk);
-    for (int i = 0; i < DeadLetterOperations::Chunk; ++i)
-        statement.bind(i + 1, ids.at(std::min<qsizetype>(i, ids.size() - 1)));
-}
 
 // "<id>-<event id>.json", the event id reduced to characters every file system accepts.
 QString exportFileName(qint64 id, const QString &eventId)
@@ -190,45 +175,36 @@ void DeadLetterOperations::nextChunk()
     // that failed stay behind the keyset, so each one is taken once.
     const DeadLetterFilter filter = op.request.filter;
     const qint64 beforeId = op.beforeId;
-    m_reader->run(
-        this,
-        [this, filter,
-         beforeId](const Expected<SqliteReadConnection *> &store) -> StoreReader::Continuation {
-            QList<qint64> ids;
-            QString error;
-            if (!store) {
-                error = store.error();
-            } else {
-                const SqlConditions conditions = filter.conditions(beforeId);
-                const auto statement = store.value()->statement("SELECT id FROM dead_letters"_ba
-                                                                + conditions.whereClause()
-                                                                + " ORDER BY id DESC LIMIT ?"_ba);
-                if (!statement) {
-                    error = statement.error();
-                } else {
-                    statement.value()->bind(conditions.bind(*statement.value()) + 1, Chunk);
-                    const auto read = store.value()->readRows(
-                        *statement.value(),
-                        [&ids](const SqliteStatement &row) { ids.append(row.columnInt64(0)); });
-                    if (!read)
-                        error = read.error();
-                }
-            }
-            return [this, ids, error] {
-                if (!m_operation)
-                    return;
-                Operation &op = *m_operation;
-                if (!error.isEmpty())
-                    op.errors << error;
-                if (ids.isEmpty() || !error.isEmpty()) {
-                    finish();
-                    return;
-                }
-                op.beforeId = ids.constLast();
-                op.exhausted = ids.size() < Chunk;
-                processChunk(ids);
-            };
-        });
+    m_reader->run(this,
+                  [this, filter, beforeId](
+                      const Expected<DeliveryStoreReader *> &store) -> StoreReader::Continuation {
+                      QList<qint64> ids;
+                      QString error;
+                      if (!store) {
+                          error = store.error();
+                      } else {
+                          DeadLetterQuery query = filter.query(beforeId);
+                          query.limit = Chunk;
+                          if (auto read = store.value()->deadLetterIds(query); !read)
+                              error = read.error();
+                          else
+                              ids = std::move(read.value());
+                      }
+                      return [this, ids, error] {
+                          if (!m_operation)
+                              return;
+                          Operation &op = *m_operation;
+                          if (!error.isEmpty())
+                              op.errors << error;
+                          if (ids.isEmpty() || !error.isEmpty()) {
+                              finish();
+                              return;
+                          }
+                          op.beforeId = ids.constLast();
+                          op.exhausted = ids.size() < Chunk;
+                          processChunk(ids);
+                      };
+                  });
 }
 
 void DeadLetterOperations::processChunk(const QList<qint64> &ids)
@@ -298,36 +274,26 @@ void DeadLetterOperations::exportChunk(const QList<qint64> &ids)
     m_reader->run(
         this,
         [this, ids,
-         directory](const Expected<SqliteReadConnection *> &store) -> StoreReader::Continuation {
+         directory](const Expected<DeliveryStoreReader *> &store) -> StoreReader::Continuation {
             int written = 0;
             QStringList errors;
             if (!store) {
                 errors << store.error();
+            } else if (auto rows = store.value()->deadLettersById(ids); !rows) {
+                errors << rows.error();
             } else {
                 const QDir target(directory);
-                const auto statement = store.value()->statement(
-                    "SELECT id, event_id, record FROM dead_letters WHERE id IN ("_ba
-                    + chunkPlaceholders() + ") ORDER BY id DESC"_ba);
-                if (!statement) {
-                    errors << statement.error();
-                } else {
-                    bindChunk(*statement.value(), ids);
-                    const auto writeFile = [&](const SqliteStatement &row) {
-                        const qint64 id = row.columnInt64(0);
-                        const QString path = target.filePath(exportFileName(id, row.columnText(1)));
-                        QSaveFile file(path);
-                        const QByteArray bytes = prettyJson(row.columnBlob(2)).toUtf8() + '\n';
-                        if (file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size()
-                            && file.commit()) {
-                            ++written;
-                        } else {
-                            errors << tr("Could not write %1: %2")
-                                          .arg(QDir::toNativeSeparators(path), file.errorString());
-                        }
-                    };
-                    if (const auto read = store.value()->readRows(*statement.value(), writeFile);
-                        !read)
-                        errors << read.error();
+                for (const DeadLetterEntry &row : std::as_const(rows.value())) {
+                    const QString path = target.filePath(exportFileName(row.id, row.eventId));
+                    QSaveFile file(path);
+                    const QByteArray bytes = prettyJson(row.record).toUtf8() + '\n';
+                    if (file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size()
+                        && file.commit()) {
+                        ++written;
+                    } else {
+                        errors << tr("Could not write %1: %2")
+                                      .arg(QDir::toNativeSeparators(path), file.errorString());
+                    }
                 }
             }
             return [this, written, errors] {
@@ -431,26 +397,16 @@ void DeadLetterOperations::copyRecords(const QList<qint64> &ids)
         return;
     m_reader->run(
         this,
-        [this, ids](const Expected<SqliteReadConnection *> &store) -> StoreReader::Continuation {
+        [this, ids](const Expected<DeliveryStoreReader *> &store) -> StoreReader::Continuation {
             QByteArrayList records;
             QString error;
             if (!store) {
                 error = store.error();
+            } else if (auto rows = store.value()->deadLettersById(ids); !rows) {
+                error = rows.error();
             } else {
-                const auto statement
-                    = store.value()->statement("SELECT record FROM dead_letters WHERE id IN ("_ba
-                                               + chunkPlaceholders() + ") ORDER BY id DESC"_ba);
-                if (!statement)
-                    error = statement.error();
-                for (qsizetype start = 0; start < ids.size() && error.isEmpty(); start += Chunk) {
-                    bindChunk(*statement.value(), ids.mid(start, Chunk));
-                    const auto read = store.value()->readRows(
-                        *statement.value(), [&records](const SqliteStatement &row) {
-                            records.append(row.columnBlob(0));
-                        });
-                    if (!read)
-                        error = read.error();
-                }
+                for (const DeadLetterEntry &row : std::as_const(rows.value()))
+                    records.append(row.record);
             }
             const QString text = records.size() == 1 ? prettyJson(records.constFirst())
                                                      : prettyJson('[' + records.join(',') + ']');

@@ -4,7 +4,6 @@
 
 #include "common/Format.h"
 
-
 #include <algorithm>
 
 using namespace Qt::StringLiterals;
@@ -12,6 +11,17 @@ using namespace Qt::StringLiterals;
 namespace EventDesk::Ui {
 
 namespace {
+
+// "3 · build-7": the instance's id, which the log records, and its host while the instance is
+// known (a row of the store's instances).
+QString instanceText(qint64 instance, const QString &hostName)
+{
+    if (instance <= 0)
+        return u"—"_s;
+    if (hostName.isEmpty())
+        return QString::number(instance);
+    return u"%1 · %2"_s.arg(instance).arg(hostName);
+}
 
 QString eventsText(const QStringList &eventIds)
 {
@@ -98,6 +108,16 @@ void DeliveryLogModel::prependHistory(const QList<AttemptLogEntry> &entries)
     noteSubscriptions(entries);
 }
 
+void DeliveryLogModel::setInstanceNames(const QHash<qint64, QString> &names)
+{
+    if (names == m_instanceNames)
+        return;
+    m_instanceNames = names;
+    if (!m_rows.empty())
+        Q_EMIT dataChanged(index(0, InstanceColumn), index(rowCount() - 1, InstanceColumn),
+                           {Qt::DisplayRole});
+}
+
 void DeliveryLogModel::clear()
 {
     if (m_rows.empty())
@@ -160,6 +180,8 @@ QVariant DeliveryLogModel::data(const QModelIndex &index, int role) const
             return formatLatency(attempt.durationMs);
         case NextDueColumn:
             return attempt.nextDueMs > 0 ? formatClock(attempt.nextDueMs) : u"—"_s;
+        case InstanceColumn:
+            return instanceText(attempt.instance, m_instanceNames.value(attempt.instance));
         }
         break;
     case SortRole:
@@ -183,6 +205,8 @@ QVariant DeliveryLogModel::data(const QModelIndex &index, int role) const
             return attempt.durationMs;
         case NextDueColumn:
             return attempt.nextDueMs;
+        case InstanceColumn:
+            return attempt.instance;
         }
         break;
     case Qt::DecorationRole:
@@ -218,6 +242,10 @@ QVariant DeliveryLogModel::data(const QModelIndex &index, int role) const
                       .arg(formatTime(attempt.nextDueMs),
                            formatDuration(attempt.nextDueMs - attempt.timeMs))
                 : tr("No further attempt: delivered, dead-lettered or dropped");
+        case InstanceColumn:
+            return attempt.instance > 0
+                ? tr("Made by instance %1 of the shared store").arg(attempt.instance)
+                : tr("The store does not say which instance made this attempt");
         default:
             break;
         }
@@ -258,6 +286,8 @@ QVariant DeliveryLogModel::headerData(int section, Qt::Orientation orientation, 
             return tr("Duration");
         case NextDueColumn:
             return tr("Next due");
+        case InstanceColumn:
+            return tr("Instance");
         }
     }
     if (role == Qt::ToolTipRole) {
@@ -270,6 +300,8 @@ QVariant DeliveryLogModel::headerData(int section, Qt::Orientation orientation, 
             return tr("lastDeliveryOutcome as Event Grid names it");
         case NextDueColumn:
             return tr("When the next retry of these events is due");
+        case InstanceColumn:
+            return tr("The eventdeskd instance of the shared store that made the attempt");
         default:
             break;
         }
@@ -332,10 +364,9 @@ bool DeliveryLogFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex &
         && (attempt.subscription != m_subscription || attempt.topic != m_topic))
         return false;
     if (!m_eventIdText.isEmpty()) {
-        return std::any_of(attempt.eventIds.cbegin(), attempt.eventIds.cend(),
-                           [this](const QString &id) {
-                               return id.contains(m_eventIdText, Qt::CaseInsensitive);
-                           });
+        return std::any_of(
+            attempt.eventIds.cbegin(), attempt.eventIds.cend(),
+            [this](const QString &id) { return id.contains(m_eventIdText, Qt::CaseInsensitive); });
     }
     return true;
 }

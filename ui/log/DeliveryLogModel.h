@@ -5,6 +5,7 @@
 #include "store/DeliveryStore.h"
 
 #include <QAbstractTableModel>
+#include <QHash>
 #include <QSortFilterProxyModel>
 #include <QString>
 
@@ -32,6 +33,9 @@ public:
         OutcomeColumn,
         DurationColumn,
         NextDueColumn,
+        // A shared store: the instance that made the attempt (AttemptLogEntry::instance). The view
+        // hides it on a store of one engine.
+        InstanceColumn,
         ColumnCount
     };
 
@@ -53,6 +57,8 @@ public:
     // capacity allows (the newest of it is kept).
     void prependHistory(const QList<AttemptLogEntry> &entries);
     void clear();
+    // The host names of a shared store's instances, by id, for the instance column.
+    void setInstanceNames(const QHash<qint64, QString> &names);
 
     const AttemptLogEntry &entry(int row) const { return m_rows.at(std::size_t(row)); }
     qint64 sequence(int row) const { return m_firstSequence + row; }
@@ -79,6 +85,7 @@ private:
     qint64 m_firstSequence = 0;
     int m_capacity = DefaultCapacity;
     QList<std::pair<QString, QString>> m_subscriptions;
+    QHash<qint64, QString> m_instanceNames;
 };
 
 // Filters of the delivery log view. Everything is read from the source entries directly, so a

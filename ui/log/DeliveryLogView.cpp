@@ -39,17 +39,17 @@ public:
 };
 
 // The event id filter runs over rows in memory: a short pause is enough.
-constexpr std::chrono::milliseconds SearchDelay{200};
+constexpr std::chrono::milliseconds SearchDelay {200};
 
 // The outcomes a webhook attempt can have (SPEC §7), success first, then by family.
 constexpr DeliveryOutcome webhookOutcomes[] = {
-    DeliveryOutcome::Delivered,      DeliveryOutcome::Busy,
-    DeliveryOutcome::TimedOut,       DeliveryOutcome::NotFound,
-    DeliveryOutcome::GenericError,   DeliveryOutcome::BadRequest,
-    DeliveryOutcome::Unauthorized,   DeliveryOutcome::Forbidden,
+    DeliveryOutcome::Delivered,       DeliveryOutcome::Busy,
+    DeliveryOutcome::TimedOut,        DeliveryOutcome::NotFound,
+    DeliveryOutcome::GenericError,    DeliveryOutcome::BadRequest,
+    DeliveryOutcome::Unauthorized,    DeliveryOutcome::Forbidden,
     DeliveryOutcome::PayloadTooLarge, DeliveryOutcome::SocketError,
     DeliveryOutcome::ResolutionError, DeliveryOutcome::Aborted,
-    DeliveryOutcome::Probation,      DeliveryOutcome::Canceled,
+    DeliveryOutcome::Probation,       DeliveryOutcome::Canceled,
 };
 
 } // namespace
@@ -74,11 +74,11 @@ DeliveryLogView::DeliveryLogView(QWidget *parent)
     m_filter->setSourceModel(m_model);
 
     FilterBar::Fields fields;
-    fields.text = FilterBar::TextField{
+    fields.text = FilterBar::TextField {
         tr("Filter by event id…"),
         tr("Show only attempts that carried an event whose id contains this text")};
     fields.subscription = tr("Show the attempts of one subscription");
-    fields.outcome = FilterBar::OutcomeField{
+    fields.outcome = FilterBar::OutcomeField {
         tr("All outcomes"),
         QList<DeliveryOutcome>(std::cbegin(webhookOutcomes), std::cend(webhookOutcomes)),
         tr("Show the attempts with one outcome")};
@@ -111,6 +111,10 @@ DeliveryLogView::DeliveryLogView(QWidget *parent)
     // Columns fit their content as rows arrive; elided cells show their whole text as a tooltip.
     new ColumnFitter(m_table);
     header->setSortIndicator(DeliveryLogModel::TimeColumn, Qt::AscendingOrder);
+    // Shown next to the subscription, where it is read with it (see setStoreLocation()).
+    header->moveSection(header->visualIndex(DeliveryLogModel::InstanceColumn),
+                        header->visualIndex(DeliveryLogModel::SubscriptionColumn) + 1);
+    m_table->setColumnHidden(DeliveryLogModel::InstanceColumn, true);
     m_table->setSortingEnabled(true);
     m_table->setToolTip(tr("Double-click or press Enter to inspect the event's history"));
 
@@ -123,8 +127,7 @@ DeliveryLogView::DeliveryLogView(QWidget *parent)
     connect(m_model, &DeliveryLogModel::subscriptionsChanged, this,
             [this] { m_filterBar->setSubscriptions(m_model->subscriptions()); });
     connect(m_table, &QTableView::activated, this, &DeliveryLogView::inspectRow);
-    connect(m_table, &QWidget::customContextMenuRequested, this,
-            &DeliveryLogView::showContextMenu);
+    connect(m_table, &QWidget::customContextMenuRequested, this, &DeliveryLogView::showContextMenu);
 
     // The count is refreshed at most a few times per second, whatever the rate of attempts.
     m_countTimer->setSingleShot(true);
@@ -142,40 +145,50 @@ DeliveryLogView::DeliveryLogView(QWidget *parent)
 
 DeliveryLogView::~DeliveryLogView() = default;
 
-void DeliveryLogView::setStorePath(const QString &sqliteFile)
+void DeliveryLogView::setStoreLocation(const QString &location)
 {
     const quint64 generation = ++m_historyGeneration;
     m_model->clear();
     m_liveWhileLoading.clear();
     m_newestStoredId = 0;
-    m_reader->setStorePath(sqliteFile);
-    m_loadingHistory = !sqliteFile.isEmpty();
+    m_reader->setStoreLocation(location);
+    // Only a shared store records who made an attempt.
+    m_table->setColumnHidden(DeliveryLogModel::InstanceColumn, !isPostgresLocation(location));
+    m_loadingHistory = !location.isEmpty();
     m_statusLabel->setVisible(false);
     if (!m_loadingHistory)
         return;
     updateCountLabel();
-    m_reader->run(this, [this, generation](const Expected<SqliteReadConnection *> &store)
-                            -> StoreReader::Continuation {
-        QList<AttemptLogEntry> entries;
-        QString error;
-        if (!store) {
-            error = store.error();
-        } else {
-            entries.reserve(HistoryRows);
-            const auto read = store.value()->select(
-                newestAttemptsSql(),
-                [&entries](const SqliteStatement &row) {
-                    entries.append(readAttemptLogEntry(row));
-                },
-                HistoryRows);
-            if (!read)
-                error = read.error();
-            std::reverse(entries.begin(), entries.end());
-        }
-        return [this, generation, entries = std::move(entries), error]() mutable {
-            historyArrived(generation, std::move(entries), error);
-        };
-    });
+    m_reader->run(this,
+                  [this, generation](
+                      const Expected<DeliveryStoreReader *> &store) -> StoreReader::Continuation {
+                      QList<AttemptLogEntry> entries;
+                      QString error;
+                      if (!store) {
+                          error = store.error();
+                      } else if (auto read = store.value()->newestAttempts(HistoryRows); !read) {
+                          error = read.error();
+                      } else {
+                          entries = std::move(read.value());
+                          std::reverse(entries.begin(), entries.end());
+                      }
+                      return [this, generation, entries = std::move(entries), error]() mutable {
+                          historyArrived(generation, std::move(entries), error);
+                      };
+                  });
+}
+
+void DeliveryLogView::setInstances(const QList<InstanceStatus> &instances)
+{
+    QHash<qint64, QString> names;
+    for (const InstanceStatus &instance : instances)
+        names.insert(instance.id, instance.hostName);
+    m_model->setInstanceNames(names);
+}
+
+bool DeliveryLogView::showsInstances() const
+{
+    return !m_table->isColumnHidden(DeliveryLogModel::InstanceColumn);
 }
 
 void DeliveryLogView::historyArrived(quint64 generation, QList<AttemptLogEntry> entries,
@@ -331,7 +344,8 @@ void DeliveryLogView::showContextMenu(const QPoint &position)
     for (qsizetype i = 0; i < ids.size() && i < MaxListed; ++i) {
         const QString id = ids.at(i);
         QAction *inspect = menu.addAction(tr("Inspect event %1").arg(id));
-        connect(inspect, &QAction::triggered, this, [this, id] { Q_EMIT inspectEventRequested(id); });
+        connect(inspect, &QAction::triggered, this,
+                [this, id] { Q_EMIT inspectEventRequested(id); });
         if (i == 0)
             menu.setDefaultAction(inspect);
     }
@@ -339,10 +353,10 @@ void DeliveryLogView::showContextMenu(const QPoint &position)
     QAction *copyIds = menu.addAction(tr("Copy event ids"));
     connect(copyIds, &QAction::triggered, this,
             [ids] { QApplication::clipboard()->setText(ids.join(u'\n')); });
-    QAction *onlyThis = menu.addAction(tr("Show only %1 / %2").arg(attempt.topic, attempt.subscription));
-    connect(onlyThis, &QAction::triggered, this, [this, attempt] {
-        setFilterSubscription(attempt.topic, attempt.subscription);
-    });
+    QAction *onlyThis
+        = menu.addAction(tr("Show only %1 / %2").arg(attempt.topic, attempt.subscription));
+    connect(onlyThis, &QAction::triggered, this,
+            [this, attempt] { setFilterSubscription(attempt.topic, attempt.subscription); });
     menu.exec(m_table->viewport()->mapToGlobal(position));
 }
 

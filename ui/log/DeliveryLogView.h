@@ -3,6 +3,7 @@
 #pragma once
 
 #include "store/DeliveryStore.h"
+#include "store/DeliveryStoreReaders.h"
 
 #include <QList>
 #include <QSet>
@@ -29,14 +30,19 @@ class DeliveryLogView final : public QWidget
     Q_OBJECT
 
 public:
-    // How much history setStorePath() loads (the newest rows of attempt_log).
+    // How much history setStoreLocation() loads (the newest rows of attempt_log).
     static constexpr int HistoryRows = 20000;
 
     explicit DeliveryLogView(QWidget *parent = nullptr);
     ~DeliveryLogView() override;
 
     // Loads the newest history of this store without blocking; rows appended meanwhile stay.
-    void setStorePath(const QString &sqliteFile);
+    // A PostgreSQL store shows the instance column (which instance made each attempt).
+    void setStoreLocation(const QString &location);
+    // A shared store's instances (EngineHost::instancesChanged): their host names in the
+    // instance column.
+    void setInstances(const QList<EventDesk::InstanceStatus> &instances);
+    bool showsInstances() const;
     // Live rows (EngineHost::attemptsLogged), oldest first. Rows read from the store (a read-only
     // monitor's: they carry their store id) that the history already holds are left out.
     void appendAttempts(const QList<EventDesk::AttemptLogEntry> &entries);
@@ -52,7 +58,7 @@ public:
 
 Q_SIGNALS:
     void inspectEventRequested(const QString &eventId);
-    // setStorePath()'s history is in the view (rows: how many were read), or could not be read.
+    // setStoreLocation()'s history is in the view (rows: how many were read), or could not be read.
     void historyLoaded(int rows, const QString &error);
 
 private:

@@ -4,7 +4,6 @@
 
 #include "StoreReader.h"
 #include "common/Format.h"
-#include "store/SqliteStoreSchema.h"
 
 #include <QAction>
 #include <QFontDatabase>
@@ -20,68 +19,6 @@
 using namespace Qt::StringLiterals;
 
 namespace EventDesk::Ui {
-
-namespace {
-
-// Runs on the reader thread.
-Expected<void> readHistory(SqliteReadConnection &store, const QString &eventId,
-                           EventHistory *history)
-{
-    auto read = store.select(
-        attemptsOfEventSql(),
-        [history](const SqliteStatement &row) {
-            history->attempts.append(readAttemptLogEntry(row));
-        },
-        eventId);
-    if (!read)
-        return read;
-
-    read = store.select(
-        deadLettersOfEventSql(),
-        [history](const SqliteStatement &row) {
-            history->deadLetters.append(readDeadLetter(row));
-        },
-        eventId);
-    if (!read)
-        return read;
-
-    read = store.select(
-        droppedOfEventSql(),
-        [history](const SqliteStatement &row) { history->drops.append(readDropped(row)); },
-        eventId);
-    if (!read)
-        return read;
-
-    read = store.select(
-        resubmissionsOfEventSql(),
-        [history](const SqliteStatement &row) {
-            history->resubmissions.append(readResubmission(row));
-        },
-        eventId);
-    if (!read)
-        return read;
-
-    read = store.select(
-        "SELECT "_ba + EventColumns + " FROM events WHERE event_id = ? ORDER BY seq"_ba,
-        [history](const SqliteStatement &row) { history->events.append(readEvent(row)); },
-        eventId);
-    if (!read)
-        return read;
-
-    for (const StoredEvent &event : std::as_const(history->events)) {
-        read = store.select(
-            "SELECT "_ba + DeliveryColumns + " FROM deliveries WHERE event_seq = ? ORDER BY id"_ba,
-            [history](const SqliteStatement &row) {
-                history->unfinished.append(readDelivery(row));
-            },
-            event.seq);
-        if (!read)
-            return read;
-    }
-    return {};
-}
-
-} // namespace
 
 EventInspector::EventInspector(QWidget *parent)
     : QWidget(parent)
@@ -150,14 +87,15 @@ EventInspector::EventInspector(QWidget *parent)
     layout->addWidget(splitter, 1);
 
     m_title->setText(tr("No event selected"));
-    m_summary->setText(tr("Double-click an attempt in the delivery log to see its event's history."));
+    m_summary->setText(
+        tr("Double-click an attempt in the delivery log to see its event's history."));
 }
 
 EventInspector::~EventInspector() = default;
 
-void EventInspector::setStorePath(const QString &sqliteFile)
+void EventInspector::setStoreLocation(const QString &location)
 {
-    m_reader->setStorePath(sqliteFile);
+    m_reader->setStoreLocation(location);
 }
 
 void EventInspector::refresh()
@@ -174,20 +112,27 @@ void EventInspector::showEvent(const QString &eventId)
     m_refreshButton->setEnabled(false);
     m_title->setText(tr("Event %1").arg(eventId));
     m_summary->setText(tr("Reading the event's history…"));
-    m_reader->run(this, [this, generation, eventId](const Expected<SqliteReadConnection *> &store)
-                            -> StoreReader::Continuation {
-        EventHistory history;
-        history.eventId = eventId;
-        QString error;
-        if (!store)
-            error = store.error();
-        else if (const auto read = readHistory(*store.value(), eventId, &history); !read)
-            error = read.error();
-        return [this, generation, history = std::move(history), error] {
-            if (generation == m_generation)
-                present(history, error);
-        };
-    });
+    m_reader->run(this,
+                  [this, generation, eventId](
+                      const Expected<DeliveryStoreReader *> &store) -> StoreReader::Continuation {
+                      EventHistory history;
+                      history.eventId = eventId;
+                      QString error;
+                      if (!store) {
+                          error = store.error();
+                      } else if (auto read = store.value()->eventHistory(eventId); !read) {
+                          error = read.error();
+                      } else {
+                          history = std::move(read.value());
+                          // The record is shown; the event body of a dead letter is not.
+                          for (DeadLetterEntry &deadLetter : history.deadLetters)
+                              deadLetter.eventBody.clear();
+                      }
+                      return [this, generation, history = std::move(history), error] {
+                          if (generation == m_generation)
+                              present(history, error);
+                      };
+                  });
 }
 
 void EventInspector::present(const EventHistory &history, const QString &error)

@@ -27,7 +27,7 @@ public:
     explicit EventInspector(QWidget *parent = nullptr);
     ~EventInspector() override;
 
-    void setStorePath(const QString &sqliteFile);
+    void setStoreLocation(const QString &location);
     // Reads the event's history on the reader thread; historyShown() when it is on screen.
     void showEvent(const QString &eventId);
     // Reads the current event's history again (F5).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "store/DeliveryStore.h"
+#include "store/DeliveryStoreReader.h"
 
 #include <QColor>
 #include <QList>
@@ -11,17 +12,8 @@
 
 namespace EventDesk::Ui {
 
-// Everything the store still knows about one event id.
-struct EventHistory
-{
-    QString eventId;
-    QList<AttemptLogEntry> attempts; // oldest first
-    QList<DeadLetterEntry> deadLetters; // record included, event body not
-    QList<DroppedEntry> drops;
-    QList<DeliveryRecord> unfinished; // deliveries that have not reached their fate
-    QList<StoredEvent> events; // while the event still has unfinished deliveries
-    QList<ResubmissionEntry> resubmissions; // deliveries created by resubmitting a dead letter
-};
+// EventHistory (store/DeliveryStoreReader.h): everything the store still knows about one event id.
+using EventDesk::EventHistory;
 
 // One event's history drawn as a vertical timeline: per subscription its attempts (markers in the
 // outcome's colour, with status, outcome, duration and the wait until the next one), where it was

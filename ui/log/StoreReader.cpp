@@ -12,19 +12,29 @@ namespace EventDesk::Ui {
 class StoreReaderWorker final : public QObject
 {
 public:
-    Expected<SqliteReadConnection *> connection(const QString &path)
+    Expected<DeliveryStoreReader *> connection(const QString &location)
     {
-        // A failed open is tried again by the next job: the engine may have created the file since.
-        if (!m_connection.isOpen() || path != m_connection.filePath()) {
-            if (auto opened = m_connection.open(path); !opened)
-                return Error(opened.error());
+        if (location.isEmpty()) {
+            m_reader.reset();
+            return Error(u"There is no store to read: no workspace is open."_s);
         }
-        return &m_connection;
+        // A failed open is tried again by the next job: the engine may have created the store
+        // since. A reader that is open reopens its own connection when it was lost.
+        if (!m_reader || location != m_location) {
+            m_reader.reset();
+            m_location = location;
+            auto opened = openDeliveryStoreReader(location);
+            if (!opened)
+                return Error(opened.error());
+            m_reader = std::move(opened.value());
+        }
+        return m_reader.get();
     }
 
 private:
-    // The engine owns the file; this connection can never write to it.
-    SqliteReadConnection m_connection;
+    // The engines own the store; this reader can never write to it.
+    std::unique_ptr<DeliveryStoreReader> m_reader;
+    QString m_location;
 };
 
 StoreReader::StoreReader(QObject *parent)
@@ -46,15 +56,15 @@ StoreReader::~StoreReader()
     m_thread.wait();
 }
 
-void StoreReader::setStorePath(const QString &sqliteFile)
+void StoreReader::setStoreLocation(const QString &location)
 {
-    m_storePath = sqliteFile;
+    m_storeLocation = location;
 }
 
 void StoreReader::run(QObject *context, Job job)
 {
     StoreReaderWorker *worker = m_worker;
-    const QString path = m_storePath;
+    const QString path = m_storeLocation;
     QPointer<QObject> receiver(context);
     const std::atomic<bool> *stopping = &m_stopping;
     QMetaObject::invokeMethod(

@@ -62,7 +62,19 @@ void MainStatusBar::setReadOnly(bool readOnly)
 {
     m_readOnly = readOnly;
     if (readOnly)
-        m_stateLabel->setText(tr("Read-only monitor"));
+        m_stateLabel->setText(readOnlyState());
+}
+
+void MainStatusBar::setReadOnlyState(const QString &text)
+{
+    m_readOnlyState = text;
+    if (m_readOnly)
+        m_stateLabel->setText(readOnlyState());
+}
+
+QString MainStatusBar::readOnlyState() const
+{
+    return m_readOnlyState.isEmpty() ? tr("Read-only monitor") : m_readOnlyState;
 }
 
 void MainStatusBar::setListenUrl(const QString &url)
@@ -89,10 +101,10 @@ void MainStatusBar::showTotals(const SnapshotTotals &totals)
                                    .arg(totals.failedAttempts)
                                    .arg(totals.deadLettered)
                                    .arg(totals.dropped));
-        m_stateLabel->setText(totals.inProbation
-                                  ? tr("Read-only monitor — %n subscription(s) in probation",
-                                       nullptr, totals.inProbation)
-                                  : tr("Read-only monitor"));
+        m_stateLabel->setText(totals.inProbation ? tr("%1 — %n subscription(s) in probation",
+                                                      nullptr, totals.inProbation)
+                                                       .arg(readOnlyState())
+                                                 : readOnlyState());
         return;
     }
     m_totalsLabel->setText(

@@ -46,6 +46,9 @@ public:
     void setEngineState(const QString &text);
     // A read-only monitor: the totals are those of the owner's engine, and no engine runs here.
     void setReadOnly(bool readOnly);
+    // What the engine state says while read-only ("Read-only monitor" when empty): a shared
+    // workspace says how many instances it monitors.
+    void setReadOnlyState(const QString &text);
     // The listen URL of the topic endpoint (empty: the engine is not listening).
     void setListenUrl(const QString &url);
     // Totals, and the number of subscriptions in probation next to the engine state.
@@ -71,7 +74,10 @@ private:
     QLabel *m_totalsLabel = nullptr;
     QLabel *m_secretsLabel = nullptr;
     QLabel *m_healthLabel = nullptr;
+    QString readOnlyState() const;
+
     bool m_readOnly = false;
+    QString m_readOnlyState;
 };
 
 } // namespace EventDesk::Ui

@@ -7,6 +7,7 @@
 #include "MainStatusBar.h"
 #include "MainWindowActions.h"
 #include "MonitorMode.h"
+#include "SharedWorkspaceMode.h"
 #include "WindowNotices.h"
 #include "WorkspaceFolders.h"
 #include "WorkspaceLayout.h"
@@ -65,6 +66,8 @@ MainWindow::MainWindow(Options options, QWidget *parent)
     connect(m_folders, &WorkspaceFolders::openRequested, this, &MainWindow::openWorkspace);
     m_monitorMode = new MonitorMode(
         &m_host, {this, m_tabs, m_editor, m_deadLetters, m_receivers, m_statusBar}, m_folders, this);
+    m_sharedMode = new SharedWorkspaceMode(
+        &m_host, {this, m_tabs, m_editor, m_deadLetters, m_receivers, m_statusBar, m_log}, this);
     auto *centralLayout = static_cast<QVBoxLayout *>(m_central->layout());
     centralLayout->insertWidget(0, m_monitorMode->banner());
     m_notices = new WindowNotices(this);
@@ -129,6 +132,9 @@ void MainWindow::connectActions()
     const auto on = [this](Command command, auto slot) {
         connect(m_actions->action(command), &QAction::triggered, this, slot);
     };
+    on(Command::OpenSharedWorkspace, &MainWindow::askForSharedWorkspace);
+    on(Command::ImportSharedConfiguration, &MainWindow::askToImportSharedWorkspaceFile);
+    on(Command::ExportSharedConfiguration, &MainWindow::askToExportSharedWorkspaceFile);
     on(Command::NewWorkspace, [this] {
         if (const auto directory = m_folders->askForNewFolder())
             openWorkspace(*directory);
@@ -268,7 +274,7 @@ void MainWindow::createViews()
         inspector->setAttribute(Qt::WA_DeleteOnClose);
         inspector->setWindowFlag(Qt::Window);
         inspector->setWindowTitle(tr("Event %1").arg(eventId));
-        inspector->setStorePath(m_host.storePath());
+        inspector->setStoreLocation(m_host.storeLocation());
         inspector->showEvent(eventId);
         inspector->resize(760, 560);
         inspector->show();
@@ -358,6 +364,10 @@ void MainWindow::setWorkspaceInUseHandler(WorkspaceInUseHandler handler)
 
 void MainWindow::openWorkspace(const QString &directory)
 {
+    if (isPostgresLocation(directory)) {
+        openRecentSharedWorkspace(directory);
+        return;
+    }
     if (!confirmLeavingEditor())
         return;
     const QString absolute = QDir(directory).absolutePath();
@@ -376,6 +386,7 @@ void MainWindow::openWorkspace(const QString &directory)
     m_editor->setEnabled(false);
     m_host.stop();
     m_monitorMode->setActive(false);
+    m_sharedMode->setActive(false);
     EngineHost::Config config;
     config.workspaceDirectory = m_workspaceDirectory;
     config.listenHost = m_options.listenHost;
@@ -483,16 +494,20 @@ void MainWindow::onMonitorStarted(bool ok, const QString &error)
                                   .arg(m_workspaceDirectory, error));
         return;
     }
-    m_monitorMode->setActive(true, m_workspaceDirectory);
+    if (m_host.isMonitoringSharedStore())
+        m_sharedMode->setActive(true, m_workspaceDirectory);
+    else
+        m_monitorMode->setActive(true, m_workspaceDirectory);
     showOpenedWorkspace();
 }
 
 void MainWindow::showNoWorkspace()
 {
     m_monitorMode->setActive(false);
+    m_sharedMode->setActive(false);
     m_workspace = Workspace();
     m_treeModel->setWorkspace(m_workspace);
-    m_log->setStorePath(QString());
+    m_log->setStoreLocation(QString());
     m_statusBar->setEngineState(tr("No workspace open"));
     m_statusBar->setListenUrl(QString());
     setWindowTitle(tr("EventDesk"));
@@ -505,7 +520,7 @@ void MainWindow::showOpenedWorkspace()
     m_workspace = m_host.workspace();
     m_treeModel->setWorkspace(m_workspace);
     m_tree->expandAll();
-    m_log->setStorePath(m_host.storePath());
+    m_log->setStoreLocation(m_host.storeLocation());
     m_deadLetters->reload();
     if (!m_workspace.topics.isEmpty()) {
         const Topic &first = m_workspace.topics.constFirst();
@@ -624,8 +639,9 @@ void MainWindow::onSelectionChanged()
     m_editingTopic = topic->name;
     m_editingSubscription = topic->eventSubscriptions.at(index).name;
     m_editingIsNew = false;
-    // A monitor shows the subscription's settings, but they are the owner's to change.
-    m_editor->setEnabled(!m_host.isMonitoring());
+    // A monitor shows the subscription's settings, but they are the owner's to change; those of
+    // a shared workspace are the store's, which this window edits.
+    m_editor->setEnabled(!m_host.isMonitoring() || m_host.isMonitoringSharedStore());
     m_editor->setSubscription(*topic, topic->eventSubscriptions.at(index), false);
 }
 
@@ -634,6 +650,7 @@ void MainWindow::updateActions()
     MainWindowActions::State state;
     state.engineRunning = m_host.isRunning();
     state.readOnly = m_host.isMonitoring();
+    state.editsConfiguration = m_host.isMonitoringSharedStore();
     state.workspaceHasTopics = !m_workspace.topics.isEmpty();
     state.topicSelected = !selectedTopic().isEmpty();
     state.subscriptionSelected = !selectedSubscription().isEmpty();
@@ -665,7 +682,7 @@ void MainWindow::showSendDialog()
 void MainWindow::applyWorkspace(const Workspace &workspace, const QString &successMessage)
 {
     QPointer<MainWindow> self(this);
-    m_host.applyWorkspace(workspace, [self, workspace, successMessage](const Expected<void> &result) {
+    applyChanged(workspace, [self, workspace, successMessage](const Expected<void> &result) {
         if (!self)
             return;
         if (!result) {
@@ -711,7 +728,7 @@ void MainWindow::saveSubscription(const EventSubscription &subscription)
 
     const QString topicName = topic->name;
     QPointer<MainWindow> self(this);
-    m_host.applyWorkspace(changed, [self, changed, topicName, subscription](const Expected<void> &result) {
+    applyChanged(changed, [self, changed, topicName, subscription](const Expected<void> &result) {
         if (!self)
             return;
         if (!result) {

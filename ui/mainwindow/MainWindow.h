@@ -33,6 +33,8 @@ class MainStatusBar;
 class MainWindowActions;
 class Banner;
 class MonitorMode;
+class SharedWorkspaceMode;
+struct SharedWorkspaceLocation;
 class WindowNotices;
 class ReceiversView;
 class SubscriptionEditor;
@@ -74,6 +76,20 @@ public:
     void setWorkspaceInUseHandler(WorkspaceInUseHandler handler);
     // The window shows a workspace that another engine owns, read-only.
     bool isMonitoring() const { return m_host.isMonitoring(); }
+    // File ▸ Open Shared Workspace… (MainWindowSharedWorkspace.cpp): asks for the location of a
+    // PostgreSQL store that eventdeskd instances share, then monitors it. The recent list keeps
+    // its URL without the password; a password the user chose to remember goes to the secret
+    // store.
+    void askForSharedWorkspace();
+    void openSharedWorkspace(const SharedWorkspaceLocation &location);
+    SharedWorkspaceMode *sharedWorkspaceMode() const { return m_sharedMode; }
+    // File ▸ Import / Export workspace.json… on a shared workspace, the file chosen: the file's
+    // topics become the store's configuration / the store's topics are written to the file. done
+    // (optional) gets the outcome, which the window also shows.
+    void importSharedWorkspaceFile(const QString &path,
+                                   std::function<void(const Expected<void> &)> done = {});
+    void exportSharedWorkspaceFile(const QString &path,
+                                   std::function<void(const Expected<void> &)> done = {});
     Banner *monitorBanner() const;
     const QString &workspaceDirectory() const { return m_workspaceDirectory; }
     // The banners of a busy port and of the secrets (the status bar keeps short items only).
@@ -134,6 +150,13 @@ private:
     void showNoWorkspace();
     void workspaceInUse(const QString &directory, const WorkspaceOwner &owner);
     void monitorWorkspace(const QString &directory);
+    // A shared workspace from the recent list: its password from the secret store, if kept.
+    void openRecentSharedWorkspace(const QString &url);
+    void askToImportSharedWorkspaceFile();
+    void askToExportSharedWorkspaceFile();
+    // The window's engine takes the changed workspace (EngineHost::applyWorkspace), or on a shared
+    // workspace its topics go to the store's configuration (EngineHost::saveSharedConfiguration).
+    void applyChanged(const Workspace &changed, std::function<void(const Expected<void> &)> done);
     void onSnapshot(const EngineSnapshot &snapshot);
     void onSelectionChanged();
     void updateActions();
@@ -177,6 +200,7 @@ private:
     WorkspaceLayout *m_layout = nullptr;
     MainStatusBar *m_statusBar = nullptr;
     MonitorMode *m_monitorMode = nullptr;
+    SharedWorkspaceMode *m_sharedMode = nullptr;
     WindowNotices *m_notices = nullptr;
     QStringList m_shownWaiting; // waitingForKeychain() as the secrets banner shows it
     QWidget *m_central = nullptr;

@@ -47,6 +47,16 @@ MainWindowActions::MainWindowActions(QObject *parent)
 
     QAction *openWorkspace = add(OpenWorkspace, u"document-open"_s, tr("&Open Workspace…"));
     openWorkspace->setShortcut(QKeySequence::Open);
+    QAction *openShared
+        = add(OpenSharedWorkspace, u"network-server-database"_s, tr("Open &Shared Workspace…"));
+    openShared->setToolTip(
+        tr("Monitor a PostgreSQL store that several eventdeskd instances share"));
+    add(ImportSharedConfiguration, u"document-import"_s, tr("Import &workspace.json…"))
+        ->setToolTip(tr("Make a workspace.json's topics and subscriptions the shared workspace's "
+                        "whole configuration"));
+    add(ExportSharedConfiguration, u"document-export"_s, tr("E&xport workspace.json…"))
+        ->setToolTip(
+            tr("Write the shared workspace's topics and subscriptions to a workspace.json"));
 
     QAction *importSubscriptions
         = add(ImportSubscriptions, u"document-import"_s, tr("&Import Subscriptions…"));
@@ -130,11 +140,12 @@ void MainWindowActions::update(const State &state)
 {
     const bool running = state.engineRunning;
     const bool readable = running || state.readOnly;
-    action(NewTopic)->setEnabled(running);
-    action(NewSubscription)->setEnabled(running && state.topicSelected);
-    action(Rename)->setEnabled(running && state.topicSelected);
-    action(Delete)->setEnabled(running && state.topicSelected);
-    action(ToggleEnabled)->setEnabled(running && state.subscriptionSelected);
+    const bool edits = running || state.editsConfiguration;
+    action(NewTopic)->setEnabled(edits);
+    action(NewSubscription)->setEnabled(edits && state.topicSelected);
+    action(Rename)->setEnabled(edits && state.topicSelected);
+    action(Delete)->setEnabled(edits && state.topicSelected);
+    action(ToggleEnabled)->setEnabled(edits && state.subscriptionSelected);
     action(ShowDeadLetters)->setEnabled(readable && state.subscriptionSelected);
     action(Revalidate)
         ->setEnabled(running && state.subscriptionSelected && state.subscriptionValidates);
@@ -143,7 +154,9 @@ void MainWindowActions::update(const State &state)
     action(StorageAccountKey)->setEnabled(running && state.deadLettersToAzure);
     action(SendTestEvent)->setEnabled(running && state.workspaceHasTopics);
     action(ListenOn)->setEnabled(!state.readOnly);
-    action(ImportSubscriptions)->setEnabled(running && state.topicSelected);
+    action(ImportSubscriptions)->setEnabled(edits && state.topicSelected);
+    action(ImportSharedConfiguration)->setEnabled(state.editsConfiguration);
+    action(ExportSharedConfiguration)->setEnabled(state.editsConfiguration);
     action(ExportSubscriptions)->setEnabled(readable && state.topicSelected);
     const bool enabled = state.subscriptionEnabled;
     action(ToggleEnabled)->setText(enabled ? tr("&Disable") : tr("&Enable"));
@@ -162,6 +175,9 @@ void MainWindowActions::addMenusAndToolBar(QMainWindow *window, QTabWidget *tabs
     QMenu *file = bar->addMenu(tr("&File"));
     file->addAction(action(NewWorkspace));
     file->addAction(action(OpenWorkspace));
+    file->addAction(action(OpenSharedWorkspace));
+    file->addAction(action(ImportSharedConfiguration));
+    file->addAction(action(ExportSharedConfiguration));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
     file->addAction(action(ImportSubscriptions));

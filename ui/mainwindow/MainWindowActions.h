@@ -27,6 +27,9 @@ public:
         bool engineRunning = false; // commands that change the workspace need the window's engine
         // A read-only monitor of a workspace another engine owns: only commands that read it.
         bool readOnly = false;
+        // A shared workspace: the topics and subscriptions are the store's, edited from here
+        // without an engine of the window's own (the rest stays read-only).
+        bool editsConfiguration = false;
         bool workspaceHasTopics = false;
         bool topicSelected = false;
         bool subscriptionSelected = false;
@@ -39,6 +42,9 @@ public:
     enum Command {
         NewWorkspace,
         OpenWorkspace,
+        OpenSharedWorkspace,
+        ImportSharedConfiguration,
+        ExportSharedConfiguration,
         ImportSubscriptions,
         ExportSubscriptions,
         Quit,
@@ -78,7 +84,7 @@ public:
 private:
     QAction *add(Command command, const QString &icon, const QString &text);
 
-    std::array<QAction *, CommandCount> m_actions{};
+    std::array<QAction *, CommandCount> m_actions {};
     QMenu *m_recentMenu = nullptr;
 };
 

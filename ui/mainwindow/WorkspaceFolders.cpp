@@ -3,6 +3,8 @@
 #include "WorkspaceFolders.h"
 
 #include "io/WorkspaceFolder.h"
+#include "store/DeliveryStoreReaders.h"
+#include "store/StoreLocation.h"
 
 #include <QAction>
 #include <QDir>
@@ -57,9 +59,13 @@ void WorkspaceFolders::rebuildMenu()
     m_recentMenu->clear();
     const QStringList recent = QSettings().value(u"workspace/recent"_s).toStringList();
     for (const QString &directory : recent) {
+        // A shared workspace is kept by its URL, which holds no password (see
+        // SharedWorkspaceLocation); redacted all the same, should an older entry hold one.
+        const bool shared = isPostgresLocation(directory);
         QAction *action = m_recentMenu->addAction(
-            directory, this, [this, directory] { Q_EMIT openRequested(directory); });
-        action->setEnabled(QFileInfo(directory).isDir());
+            shared ? tr("Shared: %1").arg(redactedStoreLocation(directory)) : directory, this,
+            [this, directory] { Q_EMIT openRequested(directory); });
+        action->setEnabled(shared || QFileInfo(directory).isDir());
     }
     m_recentMenu->setEnabled(!recent.isEmpty());
 }

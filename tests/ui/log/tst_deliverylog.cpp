@@ -198,7 +198,7 @@ void TestDeliveryLog::historyLoadsFromTheStore()
     }
     DeliveryLogView view;
     QSignalSpy loaded(&view, &DeliveryLogView::historyLoaded);
-    view.setStorePath(path);
+    view.setStoreLocation(path);
     QVERIFY(view.isLoadingHistory());
     // A live row that arrives during the load, and one the store already holds.
     view.appendAttempts({varied(1, 299).constFirst(), attempt(5000)});
@@ -217,7 +217,7 @@ void TestDeliveryLog::historyLoadsFromTheStore()
     QVERIFY(writer.commit(more));
 
     // A file that is not there is an error, not a crash.
-    view.setStorePath(directory.filePath(u"missing.db"_s));
+    view.setStoreLocation(directory.filePath(u"missing.db"_s));
     QTRY_COMPARE(loaded.size(), 2);
     QVERIFY(loaded.at(1).at(1).toString().contains(u"missing.db"_s));
 
@@ -228,7 +228,7 @@ void TestDeliveryLog::historyLoadsFromTheStore()
         QVERIFY(file.open(QIODevice::WriteOnly));
         QVERIFY(file.write("these are notes, not a database\n") > 0);
     }
-    view.setStorePath(notAStore);
+    view.setStoreLocation(notAStore);
     QTRY_COMPARE(loaded.size(), 3);
     const QString error = loaded.at(2).at(1).toString();
     QVERIFY2(error.contains(QDir::toNativeSeparators(notAStore)), qPrintable(error));
@@ -323,7 +323,7 @@ void TestDeliveryLog::inspectorShowsTheEventTimeline()
 
     EventInspector inspector;
     inspector.resize(1000, 520);
-    inspector.setStorePath(path);
+    inspector.setStoreLocation(path);
     QSignalSpy shown(&inspector, &EventInspector::historyShown);
     inspector.showEvent(u"evt-six"_s);
     QVERIFY(inspector.isLoading());
@@ -424,7 +424,7 @@ void TestDeliveryLog::inspectorTracesAResubmittedEvent()
 
     EventInspector inspector;
     inspector.resize(1000, 560);
-    inspector.setStorePath(path);
+    inspector.setStoreLocation(path);
     QSignalSpy shown(&inspector, &EventInspector::historyShown);
     inspector.showEvent(u"evt-back"_s);
     QTRY_COMPARE(shown.size(), 1);
