@@ -14,6 +14,8 @@
 #include <QElapsedTimer>
 #include <QSysInfo>
 
+using namespace Qt::StringLiterals;
+
 namespace EventDesk {
 
 DeliveryClaims::DeliveryClaims(EngineState &state, EngineSignals &signals,
@@ -31,6 +33,12 @@ qint64 DeliveryClaims::heartbeatIntervalMs() const
 {
     const double realMs = double(m_state.options.instanceLeaseMs) / HeartbeatsPerLease;
     return std::max<qint64>(1, qint64(realMs * m_state.clock->scale()));
+}
+
+qint64 DeliveryClaims::unknownSubscriptionGraceMs() const
+{
+    // Scaled like the lease: the configuration is polled in real time whatever --time-scale says.
+    return qint64(double(UnknownSubscriptionGraceMs) * m_state.clock->scale());
 }
 
 Expected<void> DeliveryClaims::start(qint64 now)
@@ -106,6 +114,7 @@ Expected<qint64> DeliveryClaims::claimAll(qint64 now)
     }
     if (total > 0)
         settleAdopted();
+    logParked();
     return total;
 }
 
@@ -126,7 +135,8 @@ void DeliveryClaims::heartbeat(qint64 now)
         // claimed back below under a new registration.
         if (!m_leaseWasLost) {
             qCWarning(lcStore) << "instance" << m_instanceId << "lost its lease; forgetting"
-                               << m_state.deliveries.size() << "deliveries and registering again";
+                               << m_state.deliveries.size() + size_t(m_parkedIds.size())
+                               << "deliveries and registering again";
         }
         m_leaseWasLost = true;
         forgetAll();
@@ -148,6 +158,7 @@ void DeliveryClaims::heartbeat(qint64 now)
                             << "deliveries";
     }
     syncProbation(now);
+    dropExpiredParked(now);
     if (!wasHeld) {
         // Sending resumes: the subscriptions that waited for the lease are due again.
         for (const auto &subscription : m_state.subscriptions)
@@ -188,12 +199,9 @@ void DeliveryClaims::syncProbation(qint64 now)
     }
 }
 
-void DeliveryClaims::adopt(const DeliveryRecord &record, qint64 now)
+Delivery &DeliveryClaims::place(const DeliveryRecord &record)
 {
-    auto [it, inserted] = m_state.deliveries.try_emplace(record.id);
-    if (!inserted)
-        return; // already here (a claim that returns a delivery this instance holds)
-    Delivery &ref = it->second;
+    Delivery &ref = m_state.deliveries[record.id];
     ref.id = record.id;
     ref.eventSeq = record.eventSeq;
     ref.dueMs = record.dueMs;
@@ -207,6 +215,13 @@ void DeliveryClaims::adopt(const DeliveryRecord &record, qint64 now)
     // InFlight is stored as Pending (D1: a crash mid-request retries it).
     ref.state = record.state == DeliveryState::DeadLetterPending ? DeliveryState::DeadLetterPending
                                                                  : DeliveryState::Pending;
+    return ref;
+}
+
+void DeliveryClaims::adopt(const DeliveryRecord &record, qint64 now)
+{
+    if (m_state.deliveries.count(record.id) > 0 || m_parkedIds.contains(record.id))
+        return; // already here (a claim that returns a delivery this instance holds)
     if (m_lastSubscription < 0 || record.topic != m_lastTopic
         || record.subscription != m_lastName) {
         const Subscription *found = m_state.findSubscription(record.topic, record.subscription);
@@ -215,9 +230,15 @@ void DeliveryClaims::adopt(const DeliveryRecord &record, qint64 now)
         m_lastName = record.subscription;
     }
     if (m_lastSubscription < 0) {
-        m_outcomes.drop(nullptr, ref, DeadLetterReason::SubscriptionDeleted, now);
+        if (m_leases && m_state.store->sharedConfiguration()) {
+            park(record, now); // its subscription may be one this instance has not applied yet
+            return;
+        }
+        // A store of one engine: the workspace is the whole truth, the subscription was deleted.
+        m_outcomes.drop(nullptr, place(record), DeadLetterReason::SubscriptionDeleted, now);
         return;
     }
+    Delivery &ref = place(record);
     Subscription &subscription = m_state.subscription(m_lastSubscription);
     ref.subscriptionIndex = subscription.index;
     // Appended; each heap is built once in settleAdopted() (linear instead of n log n).
@@ -229,6 +250,93 @@ void DeliveryClaims::adopt(const DeliveryRecord &record, qint64 now)
         ++ref.generation;
         subscription.pending.push_back(HeapEntry {ref.dueMs, quint64(ref.id), ref.generation});
         ++subscription.counters.backlog;
+    }
+}
+
+void DeliveryClaims::park(const DeliveryRecord &record, qint64 now)
+{
+    const QString key = subscriptionKey(record.topic, record.subscription);
+    auto it = m_parked.find(key);
+    if (it == m_parked.end())
+        it = m_parked.insert(key, ParkedSubscription {record.topic, record.subscription, now, {}});
+    it->records.push_back(record);
+    m_parkedIds.insert(record.id);
+    ++m_parkedSinceLog[key];
+}
+
+void DeliveryClaims::logParked()
+{
+    if (m_parkedSinceLog.isEmpty())
+        return;
+    QStringList parts;
+    qint64 total = 0;
+    for (auto it = m_parkedSinceLog.cbegin(); it != m_parkedSinceLog.cend(); ++it) {
+        const ParkedSubscription &parked = m_parked.value(it.key());
+        parts.append(u"%1 / %2 (%3)"_s.arg(parked.topic, parked.name).arg(it.value()));
+        total += it.value();
+    }
+    parts.sort();
+    m_parkedSinceLog.clear();
+    qCInfo(lcScheduler).nospace().noquote()
+        << "instance " << m_instanceId << " parked " << total
+        << " claimed deliveries of subscriptions its configuration does not have yet: "
+        << parts.join(u", "_s) << "; delivered once a configuration with them applies, dropped as "
+        << "SubscriptionDeleted if still unknown after " << UnknownSubscriptionGraceMs / 1000
+        << " s";
+}
+
+void DeliveryClaims::workspaceApplied(qint64 now)
+{
+    qint64 adopted = 0;
+    for (auto it = m_parked.begin(); it != m_parked.end();) {
+        if (!m_state.findSubscription(it->topic, it->name)) {
+            ++it;
+            continue;
+        }
+        for (const DeliveryRecord &record : it->records) {
+            m_parkedIds.remove(record.id);
+            adopt(record, now);
+            ++adopted;
+        }
+        qCInfo(lcScheduler).nospace().noquote()
+            << "instance " << m_instanceId << ": " << it->records.size() << " parked deliveries of "
+            << it->topic << " / " << it->name
+            << " adopted: the configuration has the subscription now";
+        m_parkedSinceLog.remove(it.key());
+        it = m_parked.erase(it);
+    }
+    if (adopted > 0)
+        settleAdopted();
+}
+
+void DeliveryClaims::dropExpiredParked(qint64 now)
+{
+    const qint64 graceMs = unknownSubscriptionGraceMs();
+    for (auto it = m_parked.begin(); it != m_parked.end();) {
+        if (now - it->sinceMs < graceMs) {
+            ++it;
+            continue;
+        }
+        std::vector<Delivery *> dropped;
+        dropped.reserve(it->records.size());
+        for (const DeliveryRecord &record : it->records) {
+            m_parkedIds.remove(record.id);
+            dropped.push_back(&place(record));
+        }
+        // The dropped log names the events; without them (the store is unreachable) it still
+        // names the subscription, and the drop must not wait for the store.
+        (void)m_state.ensureEventsLoaded(dropped);
+        for (Delivery *delivery : dropped) {
+            m_outcomes.dropUnknownSubscription(it->topic, it->name, *delivery,
+                                               DeadLetterReason::SubscriptionDeleted, now);
+        }
+        qCWarning(lcScheduler).nospace().noquote()
+            << "instance " << m_instanceId << " dropped " << dropped.size()
+            << " parked deliveries of " << it->topic << " / " << it->name
+            << " (SubscriptionDeleted): the configuration has not had the subscription for "
+            << (now - it->sinceMs) / 1000 << " s";
+        m_parkedSinceLog.remove(it.key());
+        it = m_parked.erase(it);
     }
 }
 
@@ -279,6 +387,10 @@ void DeliveryClaims::forget(const QList<qint64> &deliveryIds)
 
 void DeliveryClaims::forgetAll()
 {
+    // Parked rows went with the lease too: whoever claimed them has them now.
+    m_parked.clear();
+    m_parkedIds.clear();
+    m_parkedSinceLog.clear();
     QList<qint64> ids;
     ids.reserve(qsizetype(m_state.deliveries.size()));
     for (const auto &[id, delivery] : m_state.deliveries)
@@ -290,6 +402,11 @@ void DeliveryClaims::release()
 {
     if (!m_leases)
         return;
+    // Parked deliveries are rows this instance owns: released with the rest, they are claimed by
+    // an instance whose configuration may have their subscription.
+    m_parked.clear();
+    m_parkedIds.clear();
+    m_parkedSinceLog.clear();
     if (auto released = m_leases->releaseInstance(); !released)
         qCWarning(lcStore) << "instance" << m_instanceId << "not released:" << released.error();
     else

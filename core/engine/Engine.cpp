@@ -251,6 +251,7 @@ Expected<void> Engine::applyWorkspace(const Workspace &workspace)
     m_units->state.workspace = workspace;
     ++m_units->state.workspaceGeneration;
     m_units->rebuildSubscriptions(workspace, now);
+    m_units->claims.workspaceApplied(now); // a shared store: parked deliveries of new subscriptions
     m_units->validation.save();
     for (const auto &subscription : m_units->state.subscriptions)
         m_units->scheduler.reschedule(*subscription, now);
@@ -428,6 +429,7 @@ EngineSnapshot Engine::snapshot() const
     EngineSnapshot snapshot;
     snapshot.nowMs = m_units->state.clock->nowMs();
     snapshot.store = m_units->state.storeHealth.snapshot();
+    snapshot.parkedDeliveries = m_units->claims.parkedCount();
     for (const Topic &topic : m_units->state.workspace.topics)
         snapshot.topics.append(m_units->state.topicCounters.value(
             topic.name.toLower(), TopicSnapshot {topic.name, 0, 0, 0}));

@@ -107,6 +107,9 @@ struct EngineSnapshot
 {
     qint64 nowMs = 0;
     StoreHealthSnapshot store;
+    // A shared store: deliveries claimed for subscriptions this instance's configuration does not
+    // have yet (DeliveryClaims parks them until it does, or drops them after a grace).
+    qint64 parkedDeliveries = 0;
     EndpointSnapshot endpoint;
     QList<TopicSnapshot> topics;
     QList<SubscriptionSnapshot> subscriptions;

@@ -104,17 +104,6 @@ void OutcomeHandler::toDeadLetterPending(Subscription &subscription, Delivery &d
 void OutcomeHandler::drop(Subscription *subscription, Delivery &delivery, DeadLetterReason reason,
                           qint64 now)
 {
-    DroppedEntry entry;
-    entry.topic = subscription ? subscription->topic : QString();
-    entry.subscription = subscription ? subscription->config.name : QString();
-    entry.reason = reason;
-    entry.lastOutcome = delivery.lastOutcome;
-    entry.lastHttpStatus = delivery.lastHttpStatus;
-    entry.attempts = delivery.attempts;
-    entry.droppedMs = now;
-    if (delivery.event)
-        entry.eventId = delivery.event->id;
-    m_commits.dropped(entry, delivery.eventSeq);
     if (subscription) {
         ++subscription->counters.droppedByReason[reason];
         if (delivery.state == DeliveryState::DeadLetterPending)
@@ -123,6 +112,31 @@ void OutcomeHandler::drop(Subscription *subscription, Delivery &delivery, DeadLe
                  && reason == DeadLetterReason::SubscriptionDeleted)
             --subscription->counters.backlog;
     }
+    recordDrop(subscription ? subscription->topic : QString(),
+               subscription ? subscription->config.name : QString(), delivery, reason, now);
+}
+
+void OutcomeHandler::dropUnknownSubscription(const QString &topic, const QString &subscription,
+                                             Delivery &delivery, DeadLetterReason reason,
+                                             qint64 now)
+{
+    recordDrop(topic, subscription, delivery, reason, now);
+}
+
+void OutcomeHandler::recordDrop(const QString &topic, const QString &subscription,
+                                Delivery &delivery, DeadLetterReason reason, qint64 now)
+{
+    DroppedEntry entry;
+    entry.topic = topic;
+    entry.subscription = subscription;
+    entry.reason = reason;
+    entry.lastOutcome = delivery.lastOutcome;
+    entry.lastHttpStatus = delivery.lastHttpStatus;
+    entry.attempts = delivery.attempts;
+    entry.droppedMs = now;
+    if (delivery.event)
+        entry.eventId = delivery.event->id;
+    m_commits.dropped(entry, delivery.eventSeq);
     m_commits.finished(FinishedDelivery {delivery.id, delivery.eventSeq, DeliveryState::Dropped});
     m_state.deliveries.erase(delivery.id);
     m_commits.schedule();

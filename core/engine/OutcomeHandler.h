@@ -32,6 +32,10 @@ public:
     // SPEC L1: recorded as Dropped, with the reason. subscription is null for a delivery whose
     // subscription no longer exists.
     void drop(Subscription *subscription, Delivery &delivery, DeadLetterReason reason, qint64 now);
+    // The same for a delivery whose subscription this engine never knew (DeliveryClaims: claimed
+    // on a shared store, the subscription deleted): the dropped log still names it.
+    void dropUnknownSubscription(const QString &topic, const QString &subscription,
+                                 Delivery &delivery, DeadLetterReason reason, qint64 now);
     // The delivery is done (Delivered or DeadLettered): its row is finished and it leaves memory.
     void finish(Delivery &delivery, DeliveryState fate);
     // SPEC P6: the probation state is persisted and announced.
@@ -41,6 +45,9 @@ public:
 
 private:
     double nextJitter();
+    // The dropped log's entry, the row finished, the delivery out of memory.
+    void recordDrop(const QString &topic, const QString &subscription, Delivery &delivery,
+                    DeadLetterReason reason, qint64 now);
 
     EngineState &m_state;
     CommitBuffer &m_commits;

@@ -240,6 +240,7 @@ private Q_SLOTS:
     void l4_unavailableContainerRetriedThenDropped();
     void resubmit_keepsIdWithFreshAttempts();
     void deletedSubscriptionDropsBacklog();
+    void deletedSubscriptionDroppedAtRestart();
     void publish_rejectedRequestStoresNothing();
 };
 
@@ -653,6 +654,29 @@ void tst_Engine::deletedSubscriptionDropsBacklog()
     QCOMPARE(dropped->size(), 3);
     QCOMPARE(dropped->at(0).reason, DeadLetterReason::SubscriptionDeleted);
     QCOMPARE(harness.subscription(u"keep"_s).backlog, 3);
+}
+
+// A store of one engine: the workspace is the whole configuration, so a delivery whose
+// subscription is gone at start is dropped at once (no grace, nothing parked).
+void tst_Engine::deletedSubscriptionDroppedAtRestart()
+{
+    Harness harness(workspaceJson({subscriptionJson(u"keep"_s), subscriptionJson(u"gone"_s)}));
+    harness.network.respondAlways(500);
+    harness.publish(events(2));
+    harness.stopEngine();
+    auto reduced
+        = Workspace::fromJson(workspaceJson({subscriptionJson(u"keep"_s)}), u"workspace.json"_s);
+    QVERIFY(reduced.hasValue());
+    harness.workspace = reduced.value();
+    harness.startEngine();
+    QCOMPARE(harness.engine->snapshot().parkedDeliveries, 0);
+    QVERIFY(harness.engine->flush().hasValue());
+    auto dropped = harness.store->droppedDeliveries(10);
+    QVERIFY(dropped.hasValue());
+    QCOMPARE(dropped->size(), 2);
+    for (const DroppedEntry &entry : std::as_const(dropped.value()))
+        QCOMPARE(entry.reason, DeadLetterReason::SubscriptionDeleted);
+    QCOMPARE(harness.subscription(u"keep"_s).backlog, 2);
 }
 
 void tst_Engine::publish_rejectedRequestStoresNothing()

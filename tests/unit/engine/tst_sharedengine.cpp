@@ -5,11 +5,13 @@
 // of a dead instance's deliveries with their attempts and due times (SPEC R3, R8 go on), and an
 // instance that comes back after its lease ran out: its late answers change nothing and it
 // registers anew. An instance is made dead by moving its heartbeat back in the store (the server's
-// clock judges leases), so no test waits for a lease.
+// clock judges leases), so no test waits for a lease. Deliveries claimed for a subscription the
+// instance's configuration does not have yet are parked until it does, or dropped after a grace.
 
 #include "FakeNetwork.h"
 #include "PostgresServer.h"
 #include "engine/Clock.h"
+#include "engine/DeliveryClaims.h"
 #include "engine/Engine.h"
 #include "io/DeadLetterSink.h"
 #include "store/PostgresDeliveryStore.h"
@@ -31,20 +33,24 @@ namespace {
 constexpr qint64 T0 = 1'700'000'000'000;
 constexpr qint64 Second = 1000;
 
-Workspace testWorkspace()
+// Topic "orders" with these webhook subscriptions, each posting to http://receiver.test/<name>.
+Workspace testWorkspace(const QStringList &subscriptionNames = {u"sub-one"_s})
 {
-    const QJsonObject subscription {
-        {u"name"_s, u"sub-one"_s},
-        {u"properties"_s,
-         QJsonObject {
-             {u"destination"_s,
-              QJsonObject {{u"endpointType"_s, u"WebHook"_s},
-                           {u"properties"_s,
-                            QJsonObject {{u"endpointUrl"_s, u"http://receiver.test/a"_s}}}}},
-             {u"x-eventdesk"_s, QJsonObject {{u"validation"_s, false}}}}}};
+    QJsonArray subscriptions;
+    for (const QString &name : subscriptionNames) {
+        subscriptions.append(QJsonObject {
+            {u"name"_s, name},
+            {u"properties"_s,
+             QJsonObject {{u"destination"_s,
+                           QJsonObject {{u"endpointType"_s, u"WebHook"_s},
+                                        {u"properties"_s,
+                                         QJsonObject {{u"endpointUrl"_s,
+                                                       u"http://receiver.test/%1"_s.arg(name)}}}}},
+                          {u"x-eventdesk"_s, QJsonObject {{u"validation"_s, false}}}}}});
+    }
     const QJsonObject topic {{u"name"_s, u"orders"_s},
                              {u"inputSchema"_s, u"EventGridSchema"_s},
-                             {u"eventSubscriptions"_s, QJsonArray {subscription}}};
+                             {u"eventSubscriptions"_s, subscriptions}};
     const QByteArray json = QJsonDocument(QJsonObject {{u"topics"_s, QJsonArray {topic}}}).toJson();
     auto parsed = Workspace::fromJson(json, u"workspace.json"_s);
     if (!parsed)
@@ -69,7 +75,7 @@ QByteArray events(const QStringList &ids)
 // One engine on the shared store: its own clock, access manager and dead-letter folder.
 struct Instance
 {
-    explicit Instance(const QString &url)
+    explicit Instance(const QString &url, const Workspace &workspace = testWorkspace())
         : clock(T0)
     {
         const auto opened = store.open(url);
@@ -79,7 +85,7 @@ struct Instance
         EngineOptions options;
         options.jitter = false;
         engine = std::make_unique<Engine>(&clock, &network, &store, sink.get(), options);
-        if (auto started = engine->start(testWorkspace()); !started)
+        if (auto started = engine->start(workspace); !started)
             qFatal("%s", qPrintable(started.error()));
     }
     ~Instance() { engine->shutdown(); }
@@ -109,14 +115,26 @@ struct Instance
         settle();
         return status;
     }
-    QStringList sentEventIds() const
+    // The ids of the events sent, to one subscription's receiver or to all of them.
+    QStringList sentEventIds(const QString &subscription = {}) const
     {
         QStringList ids;
         for (const FakeAccessManager::Sent &sent : network.sent) {
+            if (!subscription.isEmpty()
+                && sent.request.url().path() != QLatin1Char('/') + subscription)
+                continue;
             for (const QJsonValue &event : QJsonDocument::fromJson(sent.body).array())
                 ids.append(event[u"id"].toString());
         }
+        ids.sort();
         return ids;
+    }
+    // Answers 503 to this subscription's receiver (its deliveries stay unfinished), 200 to others.
+    void failFor(const QString &subscription)
+    {
+        network.setResponder([subscription](const FakeAccessManager::Sent &sent) {
+            return sent.request.url().path() == QLatin1Char('/') + subscription ? 503 : 200;
+        });
     }
 
     QTemporaryDir folder;
@@ -138,9 +156,14 @@ private Q_SLOTS:
     void eachInstanceAttemptsWhatItOwns();
     void takeoverKeepsAttemptsAndDueTimes();
     void instanceBackFromPauseChangesNothing();
+    void unknownSubscriptionParkedUntilApplied();
+    void unknownSubscriptionDroppedAfterGrace();
+    void parkedDeliveriesOfDeadInstanceClaimed();
 
 private:
     void makeDead(const QString &url, qint64 instance);
+    QString count(const QString &url, const QByteArray &table);
+    QList<DroppedEntry> dropped(Instance &instance);
     std::unique_ptr<PostgresServer> m_server;
     int m_databases = 0;
 };
@@ -176,9 +199,7 @@ void SharedEngineTest::eachInstanceAttemptsWhatItOwns()
         first.advance(Second);
         second.advance(Second);
     }
-    QStringList firstSent = first.sentEventIds();
-    firstSent.sort();
-    QCOMPARE(firstSent, QStringList({u"a1"_s, u"a2"_s}));
+    QCOMPARE(first.sentEventIds(), QStringList({u"a1"_s, u"a2"_s}));
     QCOMPARE(second.sentEventIds(), QStringList({u"b1"_s}));
     QVERIFY(first.engine->flush());
     QVERIFY(second.engine->flush());
@@ -255,6 +276,141 @@ void SharedEngineTest::instanceBackFromPauseChangesNothing()
     paused.network.respondAlways(200);
     QCOMPARE(paused.publish({u"e3"_s}), 200);
     QCOMPARE(paused.network.sent.size(), 3);
+}
+
+QString SharedEngineTest::count(const QString &url, const QByteArray &table)
+{
+    QString result;
+    if (!m_server->execute(url, "SELECT count(*) FROM " + table, &result))
+        return u"(query failed)"_s;
+    return result;
+}
+
+QList<DroppedEntry> SharedEngineTest::dropped(Instance &instance)
+{
+    auto entries = instance.store.droppedDeliveries(100);
+    if (!entries)
+        qFatal("%s", qPrintable(entries.error()));
+    return entries.value();
+}
+
+// Issue 21: the instance that stored deliveries for a new subscription stops before the other
+// instance's poll applied the configuration with it. The other claims them during its run: they
+// wait (not dropped, not attempted) and are delivered, once each, when the subscription arrives.
+void SharedEngineTest::unknownSubscriptionParkedUntilApplied()
+{
+    const QString url = m_server->createDatabase(u"parked_%1"_s.arg(++m_databases));
+    QVERIFY(!url.isEmpty());
+    const Workspace withNew = testWorkspace({u"sub-one"_s, u"sub-new"_s});
+    Instance first(url, withNew);
+    Instance second(url, testWorkspace());
+    first.failFor(u"sub-new"_s); // SPEC R3/R4: the next attempt of each is due 30 s later
+    QCOMPARE(first.publish({u"e1"_s, u"e2"_s}), 200);
+    QCOMPARE(first.sentEventIds(u"sub-new"_s), QStringList({u"e1"_s, u"e2"_s}));
+    first.engine->shutdown(); // releases the two unfinished deliveries of sub-new
+    QCOMPARE(count(url, "deliveries"), u"2"_s);
+
+    second.advance(Second); // its tick claims them
+    QCOMPARE(second.engine->snapshot().parkedDeliveries, 2);
+    second.advance(5 * Second); // within the grace: kept, not attempted
+    QCOMPARE(second.engine->snapshot().parkedDeliveries, 2);
+    QVERIFY(second.network.sent.isEmpty());
+    QVERIFY(second.engine->flush());
+    QVERIFY(dropped(second).isEmpty());
+    QCOMPARE(count(url, "deliveries"), u"2"_s);
+    QString owner;
+    QVERIFY(m_server->execute(url, "SELECT DISTINCT owner FROM deliveries", &owner));
+    QCOMPARE(owner, QString::number(second.engine->instanceId())); // its rows now
+
+    // Its configuration poll brings sub-new: the parked deliveries are adopted and go out when
+    // due, their attempt count carried on.
+    QVERIFY(second.engine->applyWorkspace(withNew));
+    const EngineSnapshot applied = second.engine->snapshot();
+    QCOMPARE(applied.parkedDeliveries, 0);
+    QCOMPARE(applied.subscriptions.size(), 2);
+    QCOMPARE(applied.subscriptions.at(1).subscription, u"sub-new"_s);
+    QCOMPARE(applied.subscriptions.at(1).backlog, 2);
+    second.advance(30 * Second);
+    second.advance(60 * Second); // nothing more
+    QCOMPARE(second.sentEventIds(u"sub-new"_s), QStringList({u"e1"_s, u"e2"_s}));
+    QCOMPARE(second.network.sent.size(), 2);
+    QCOMPARE(second.network.sent.first().header("aeg-delivery-count"), QByteArray("1"));
+    QVERIFY(second.engine->flush());
+    QCOMPARE(count(url, "deliveries"), u"0"_s);
+    QVERIFY(dropped(second).isEmpty());
+}
+
+// A subscription that stays unknown was deleted: the deliveries claimed at start for it are
+// dropped as SubscriptionDeleted once the grace is over, and the dropped log names them.
+void SharedEngineTest::unknownSubscriptionDroppedAfterGrace()
+{
+    const QString url = m_server->createDatabase(u"grace_%1"_s.arg(++m_databases));
+    QVERIFY(!url.isEmpty());
+    Instance first(url, testWorkspace({u"sub-one"_s, u"sub-gone"_s}));
+    first.failFor(u"sub-gone"_s);
+    QCOMPARE(first.publish({u"e1"_s, u"e2"_s}), 200);
+    QVERIFY(first.engine->flush());
+    makeDead(url, first.engine->instanceId()); // it died
+
+    Instance second(url, testWorkspace()); // claims at start
+    QCOMPARE(second.engine->snapshot().parkedDeliveries, 2);
+    second.advance(DeliveryClaims::UnknownSubscriptionGraceMs - Second);
+    QCOMPARE(second.engine->snapshot().parkedDeliveries, 2);
+    QVERIFY(second.engine->flush());
+    QVERIFY(dropped(second).isEmpty());
+
+    second.advance(2 * Second);
+    QCOMPARE(second.engine->snapshot().parkedDeliveries, 0);
+    QVERIFY(second.network.sent.isEmpty());
+    QVERIFY(second.engine->flush());
+    const QList<DroppedEntry> entries = dropped(second);
+    QCOMPARE(entries.size(), 2);
+    QStringList eventIds;
+    for (const DroppedEntry &entry : entries) {
+        QCOMPARE(entry.reason, DeadLetterReason::SubscriptionDeleted);
+        QCOMPARE(entry.topic, u"orders"_s);
+        QCOMPARE(entry.subscription, u"sub-gone"_s);
+        QCOMPARE(entry.attempts, 1);
+        eventIds.append(entry.eventId);
+    }
+    eventIds.sort();
+    QCOMPARE(eventIds, QStringList({u"e1"_s, u"e2"_s}));
+    QCOMPARE(count(url, "deliveries"), u"0"_s);
+    // A configuration with the name again later is a new subscription: nothing comes back.
+    QVERIFY(second.engine->applyWorkspace(testWorkspace({u"sub-one"_s, u"sub-gone"_s})));
+    second.advance(60 * Second);
+    QVERIFY(second.network.sent.isEmpty());
+}
+
+// Parked deliveries are rows of the instance that parked them: when it dies, an instance that
+// knows their subscription claims and delivers them, and the dead one, back, neither delivers
+// nor drops them.
+void SharedEngineTest::parkedDeliveriesOfDeadInstanceClaimed()
+{
+    const QString url = m_server->createDatabase(u"parkeddead_%1"_s.arg(++m_databases));
+    QVERIFY(!url.isEmpty());
+    const Workspace withNew = testWorkspace({u"sub-one"_s, u"sub-new"_s});
+    Instance first(url, withNew);
+    first.failFor(u"sub-new"_s);
+    QCOMPARE(first.publish({u"e1"_s}), 200);
+    first.engine->shutdown();
+    Instance parking(url, testWorkspace());
+    QCOMPARE(parking.engine->snapshot().parkedDeliveries, 1);
+    makeDead(url, parking.engine->instanceId());
+
+    Instance knowing(url, withNew); // claims at start
+    QCOMPARE(knowing.engine->snapshot().parkedDeliveries, 0);
+    knowing.advance(30 * Second);
+    QCOMPARE(knowing.sentEventIds(u"sub-new"_s), QStringList({u"e1"_s}));
+    QVERIFY(knowing.engine->flush());
+    QCOMPARE(count(url, "deliveries"), u"0"_s);
+
+    // Back from its pause, it finds its lease lost and forgets what it had parked.
+    parking.advance(DeliveryClaims::UnknownSubscriptionGraceMs + Second);
+    QCOMPARE(parking.engine->snapshot().parkedDeliveries, 0);
+    QVERIFY(parking.network.sent.isEmpty());
+    QVERIFY(parking.engine->flush());
+    QVERIFY(dropped(parking).isEmpty());
 }
 
 QTEST_GUILESS_MAIN(SharedEngineTest)
