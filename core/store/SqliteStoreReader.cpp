@@ -48,6 +48,20 @@ SqliteStoreReader::select(const QByteArray &sql,
     return done;
 }
 
+template<typename Row, typename... Values>
+Expected<QList<Row>> SqliteStoreReader::selectList(const QByteArray &sql,
+                                                   Row (*readRow)(const SqliteStatement &),
+                                                   const Values &...values)
+{
+    QList<Row> rows;
+    auto read = select(
+        sql, [&rows, readRow](const SqliteStatement &row) { rows.append(readRow(row)); },
+        values...);
+    if (!read)
+        return Error(read.error());
+    return rows;
+}
+
 Expected<void>
 SqliteStoreReader::selectConditions(const QByteArray &sql, const SqlConditions &conditions,
                                     int limit,
@@ -71,26 +85,12 @@ SqliteStoreReader::selectConditions(const QByteArray &sql, const SqlConditions &
 
 Expected<QList<AttemptLogEntry>> SqliteStoreReader::newestAttempts(int limit)
 {
-    QList<AttemptLogEntry> entries;
-    auto read = select(
-        newestAttemptsSql(),
-        [&entries](const SqliteStatement &row) { entries.append(readAttemptLogEntry(row)); },
-        sqliteLimit(limit));
-    if (!read)
-        return Error(read.error());
-    return entries;
+    return selectList(newestAttemptsSql(), &readAttemptLogEntry, sqliteLimit(limit));
 }
 
 Expected<QList<AttemptLogEntry>> SqliteStoreReader::attemptsAfter(qint64 afterId, int limit)
 {
-    QList<AttemptLogEntry> entries;
-    auto read = select(
-        attemptsAfterSql(),
-        [&entries](const SqliteStatement &row) { entries.append(readAttemptLogEntry(row)); },
-        afterId, sqliteLimit(limit));
-    if (!read)
-        return Error(read.error());
-    return entries;
+    return selectList(attemptsAfterSql(), &readAttemptLogEntry, afterId, sqliteLimit(limit));
 }
 
 Expected<EventHistory> SqliteStoreReader::eventHistory(const QString &eventId)
@@ -236,52 +236,26 @@ Expected<StoreWatermarks> SqliteStoreReader::watermarks()
 
 Expected<QList<FateCount>> SqliteStoreReader::deadLettersAfter(qint64 afterId)
 {
-    QList<FateCount> counts;
-    auto read = select(
-        StoreReaderQueries::DeadLettersAfter,
-        [&counts](const SqliteStatement &row) {
-            counts.append(StoreReaderQueries::readFateCount(row));
-        },
-        afterId);
-    if (!read)
-        return Error(read.error());
-    return counts;
+    return selectList(StoreReaderQueries::DeadLettersAfter,
+                      &StoreReaderQueries::readFateCount<SqliteStatement>, afterId);
 }
 
 Expected<QList<FateCount>> SqliteStoreReader::dropsAfter(qint64 afterId)
 {
-    QList<FateCount> counts;
-    auto read = select(
-        StoreReaderQueries::DropsAfter,
-        [&counts](const SqliteStatement &row) {
-            counts.append(StoreReaderQueries::readFateCount(row));
-        },
-        afterId);
-    if (!read)
-        return Error(read.error());
-    return counts;
+    return selectList(StoreReaderQueries::DropsAfter,
+                      &StoreReaderQueries::readFateCount<SqliteStatement>, afterId);
 }
 
 Expected<QList<DeliveryGauge>> SqliteStoreReader::deliveryGauges()
 {
-    QList<DeliveryGauge> gauges;
-    auto read = select(StoreReaderQueries::DeliveryGauges, [&gauges](const SqliteStatement &row) {
-        gauges.append(StoreReaderQueries::readDeliveryGauge(row));
-    });
-    if (!read)
-        return Error(read.error());
-    return gauges;
+    return selectList(StoreReaderQueries::DeliveryGauges,
+                      &StoreReaderQueries::readDeliveryGauge<SqliteStatement>);
 }
 
 Expected<QList<ProbationRecord>> SqliteStoreReader::probation()
 {
-    QList<ProbationRecord> records;
-    auto read
-        = select("SELECT "_ba + ProbationColumns + " FROM probation"_ba,
-                 [&records](const SqliteStatement &row) { records.append(readProbationRow(row)); });
-    if (!read)
-        return Error(read.error());
-    return records;
+    return selectList("SELECT "_ba + ProbationColumns + " FROM probation"_ba,
+                      &readProbationRow<SqliteStatement>);
 }
 
 } // namespace EventDesk

@@ -42,6 +42,10 @@ private:
     Expected<void> select(const QByteArray &sql,
                           const std::function<void(const SqliteStatement &row)> &read,
                           const Values &...values);
+    // The rows of sql as a list, each read by readRow.
+    template<typename Row, typename... Values>
+    Expected<QList<Row>> selectList(const QByteArray &sql, Row (*readRow)(const SqliteStatement &),
+                                    const Values &...values);
     Expected<void> selectConditions(const QByteArray &sql, const SqlConditions &conditions,
                                     int limit,
                                     const std::function<void(const SqliteStatement &row)> &read);

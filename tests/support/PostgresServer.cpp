@@ -102,6 +102,16 @@ QString PostgresServer::createDatabase(const QString &name)
     return databaseUrl(name);
 }
 
+QString PostgresServer::database(const QString &name)
+{
+    if (!m_created.contains(name)) {
+        if (createDatabase(name).isEmpty())
+            return {};
+        m_created.insert(name);
+    }
+    return databaseUrl(name);
+}
+
 bool PostgresServer::halt()
 {
     m_running = !runScript({u"halt"_s, m_folder});

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QSet>
 #include <QString>
 #include <QTemporaryDir>
 
@@ -29,6 +30,9 @@ public:
 
     // A new, empty database; returns its URL (empty on failure, with errorText() set).
     QString createDatabase(const QString &name);
+    // The URL of the database name, created empty the first time a test asks for it (empty on
+    // failure, with errorText() set): tests that open one store several times by name.
+    QString database(const QString &name);
     // Runs sql (statements without parameters) on the database of url; false with errorText()
     // set on an error. answer: the first column of the first row, if any.
     bool execute(const QString &url, const QByteArray &sql, QString *answer = nullptr);
@@ -46,6 +50,7 @@ private:
     quint16 m_port = 0;
     bool m_running = false;
     QString m_errorText;
+    QSet<QString> m_created;
 };
 
 } // namespace EventDesk::Testing

@@ -111,7 +111,6 @@ private:
     std::unique_ptr<PostgresDeliveryStore> openStore(const QString &database);
 
     std::unique_ptr<PostgresServer> m_server;
-    QHash<QString, QString> m_urls;
 };
 
 void SharedConfigurationTest::initTestCase()
@@ -133,14 +132,13 @@ void SharedConfigurationTest::cleanup()
 
 std::unique_ptr<PostgresDeliveryStore> SharedConfigurationTest::openStore(const QString &database)
 {
-    if (!m_urls.contains(database)) {
-        const QString url = m_server->createDatabase(database);
-        if (url.isEmpty())
-            return nullptr;
-        m_urls.insert(database, url);
+    const QString url = m_server->database(database);
+    if (url.isEmpty()) {
+        qWarning() << m_server->errorText();
+        return nullptr;
     }
     auto store = std::make_unique<PostgresDeliveryStore>();
-    if (const auto opened = store->open(m_urls.value(database)); !opened) {
+    if (const auto opened = store->open(url); !opened) {
         qWarning() << opened.error();
         return nullptr;
     }
@@ -296,7 +294,7 @@ void SharedConfigurationTest::watcherKeepsLastGoodConfiguration()
     QSignalSpy refused(&watcher, &SharedConfigurationWatcher::refused);
 
     // An invalid row: not applied, logged once however often it is polled.
-    QVERIFY(m_server->execute(m_urls.value(u"keep"_s),
+    QVERIFY(m_server->execute(m_server->databaseUrl(u"keep"_s),
                               "UPDATE config_subscriptions SET arm = '[]';"
                               " UPDATE meta SET value = 2 WHERE key = 'configuration_revision'"));
     for (int poll = 0; poll < 3; ++poll)

@@ -84,7 +84,6 @@ private:
     std::unique_ptr<PostgresDeliveryStore> openStore(const QString &database);
 
     std::unique_ptr<PostgresServer> m_server;
-    QHash<QString, QString> m_urls;
 };
 
 void PostgresConfigurationTest::initTestCase()
@@ -106,16 +105,13 @@ QList<Topic> PostgresConfigurationTest::fixtureTopics()
 
 std::unique_ptr<PostgresDeliveryStore> PostgresConfigurationTest::openStore(const QString &database)
 {
-    if (!m_urls.contains(database)) {
-        const QString url = m_server->createDatabase(database);
-        if (url.isEmpty()) {
-            qWarning() << m_server->errorText();
-            return nullptr;
-        }
-        m_urls.insert(database, url);
+    const QString url = m_server->database(database);
+    if (url.isEmpty()) {
+        qWarning() << m_server->errorText();
+        return nullptr;
     }
     auto store = std::make_unique<PostgresDeliveryStore>();
-    if (const auto opened = store->open(m_urls.value(database)); !opened) {
+    if (const auto opened = store->open(url); !opened) {
         qWarning() << opened.error();
         return nullptr;
     }
@@ -185,7 +181,7 @@ void PostgresConfigurationTest::revisionGrowsWithEveryChange()
 
     // Rows written keep the revision that wrote them; those the edit left alone keep theirs.
     QString answer;
-    const QString url = m_urls.value(u"revisions"_s);
+    const QString url = m_server->databaseUrl(u"revisions"_s);
     QVERIFY(m_server->execute(url, "SELECT revision FROM config_subscriptions WHERE key = 'min'",
                               &answer));
     QCOMPARE(answer, u"3"_s);
@@ -341,7 +337,7 @@ void PostgresConfigurationTest::removingATopicRemovesItsSubscriptions()
     const auto saved = store->saveConfiguration(topics, without, 1);
     QVERIFY2(saved, qPrintable(saved.error()));
 
-    const QString url = m_urls.value(u"removal"_s);
+    const QString url = m_server->databaseUrl(u"removal"_s);
     QString answer;
     QVERIFY(m_server->execute(
         url, "SELECT count(*) FROM config_subscriptions WHERE topic_key = 'orders'", &answer));
@@ -498,7 +494,7 @@ void PostgresConfigurationTest::invalidRowIsAnErrorNamingIt()
     QVERIFY(store);
     const QList<Topic> topics = fixtureTopics();
     QCOMPARE(store->replaceConfiguration(topics).value(), 1);
-    QVERIFY2(m_server->execute(m_urls.value(database), tampering),
+    QVERIFY2(m_server->execute(m_server->databaseUrl(database), tampering),
              qPrintable(m_server->errorText()));
 
     const auto snapshot = store->loadConfiguration();
@@ -559,7 +555,7 @@ void PostgresConfigurationTest::migratesVersion2Store()
     }
     // The store as a version-2 EventDesk left it: a new store is version 1 plus each migration,
     // so taking version 3's objects away gives version 2 exactly.
-    const QString url = m_urls.value(database);
+    const QString url = m_server->databaseUrl(database);
     QVERIFY2(m_server->execute(url,
                                "DROP TABLE config_subscriptions; DROP TABLE config_topics;"
                                " DROP SEQUENCE config_positions;"
@@ -591,9 +587,10 @@ void PostgresConfigurationTest::refusesVersion4()
 {
     const QString database = u"version_four"_s;
     QVERIFY(openStore(database));
-    QVERIFY(m_server->execute(m_urls.value(database), "UPDATE eventdesk_store SET version = 4"));
+    QVERIFY(m_server->execute(m_server->databaseUrl(database),
+                              "UPDATE eventdesk_store SET version = 4"));
     PostgresDeliveryStore store;
-    const auto opened = store.open(m_urls.value(database));
+    const auto opened = store.open(m_server->databaseUrl(database));
     QVERIFY(!opened);
     QVERIFY2(opened.error().contains(u"newer EventDesk (store version 4, this build reads "
                                      "version 3)"_s),
