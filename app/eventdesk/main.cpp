@@ -4,6 +4,7 @@
 
 #include "common/Appearance.h"
 #include "mainwindow/MainWindow.h"
+#include "store/DeliveryStoreReaders.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -83,11 +84,12 @@ int main(int argc, char *argv[])
 #endif
 
     // --workspace DIR is opened (and created with the demo content when it does not exist yet);
-    // without it, the last workspace if it still exists, else the default one.
+    // without it, the last workspace if it still exists (a shared one is opened again by its URL,
+    // with the password the secret store kept, if any), else the default one.
     QString workspace = parser.value(workspaceOption);
     if (workspace.isEmpty()) {
         workspace = QSettings().value(u"workspace/last"_s).toString();
-        if (workspace.isEmpty() || !QDir(workspace).exists())
+        if (workspace.isEmpty() || (!isPostgresLocation(workspace) && !QDir(workspace).exists()))
             workspace = Ui::MainWindow::defaultWorkspaceDirectory();
     }
 

@@ -464,6 +464,15 @@ void DeadLetterOperations::openBlob(const QString &topicName, const QString &sub
             return;
         }
     }
+    if (m_host->isMonitoringSharedStore()) {
+        // Each instance of a shared store writes a local container's blobs into its own
+        // workspace folder, on its own machine: the app has no folder to open.
+        Q_EMIT statusMessage(
+            tr("The blob %1 is in the deadletters folder of the instance that wrote it, on its "
+               "machine; a shared workspace has no local folder.")
+                .arg(blobPath));
+        return;
+    }
     const QString root = QDir(m_host->config().workspaceDirectory).filePath(u"deadletters"_s);
     const QString folder = QFileInfo(QDir(root).filePath(blobPath)).absolutePath();
     if (blobPath.isEmpty() || !QFileInfo(folder).isDir()) {

@@ -535,6 +535,20 @@ void SharedWorkspaceTest::windowOnASharedStore()
                  .toString(),
              u"order-8"_s);
     saveScreenshot(&window, u"shared-dead-letters.png"_s);
+    // A local container's blob is in the folder of the instance that wrote it: the app says so
+    // instead of looking for it in a folder of its own.
+    DeadLetterBrowser *browser = window.deadLetterBrowser();
+    browser->tableView()->setCurrentIndex(browser->tableView()->model()->index(0, 0));
+    QAction *openFolder = nullptr;
+    for (QAction *action : browser->findChildren<QAction *>()) {
+        if (action->text() == u"Open Blob Folder"_s)
+            openFolder = action;
+    }
+    QVERIFY(openFolder);
+    openFolder->trigger();
+    QTRY_VERIFY2(
+        browser->statusLabel()->text().contains(u"a shared workspace has no local folder"_s),
+        qPrintable(browser->statusLabel()->text()));
 
     // Views for the eye.
     window.tabs()->setCurrentWidget(window.dashboard());
