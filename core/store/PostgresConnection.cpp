@@ -329,15 +329,36 @@ bool PostgresConnection::isConnected() const
 
 void PostgresConnection::disconnect()
 {
+    // A connection that broke tells the others; one closed while healthy (close(), a reconnect
+    // because another broke) does not, so that the connections never make each other reconnect
+    // in turn.
+    if (m_losses && m_connection && PQstatus(m_connection) != CONNECTION_OK)
+        ++*m_losses;
     if (m_connection)
         PQfinish(m_connection);
     m_connection = nullptr;
     m_prepared.clear();
 }
 
+void PostgresConnection::disconnectIfBroken()
+{
+    // At once rather than at this connection's next call: disconnect() tells the others now.
+    if (m_connection && PQstatus(m_connection) != CONNECTION_OK)
+        disconnect();
+}
+
+void PostgresConnection::shareLosses(std::shared_ptr<std::atomic<quint64>> losses)
+{
+    m_losses = std::move(losses);
+    m_lossesSeen = m_losses ? m_losses->load() : 0;
+}
+
 Expected<void> PostgresConnection::ensureConnected()
 {
-    if (isConnected())
+    // libpq learns that the server closed a connection only when a call fails on it: a connection
+    // that was idle while another found the server gone is taken for broken too.
+    const quint64 losses = m_losses ? m_losses->load() : 0;
+    if (isConnected() && losses == m_lossesSeen)
         return {};
     disconnect();
     const QByteArray url = m_url.toUtf8();
@@ -365,6 +386,8 @@ Expected<void> PostgresConnection::ensureConnected()
     }
     // Notices ("relation already exists, skipping", ...) are no errors and not for stderr.
     PQsetNoticeProcessor(m_connection, ignoreNotice, nullptr);
+    // Counted before connecting: a loss found meanwhile makes this one connect again, once.
+    m_lossesSeen = losses;
     return {};
 }
 
@@ -410,6 +433,7 @@ Expected<PostgresResult> PostgresConnection::run(const QByteArray &sql, const QS
     if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
         const QString cause = resultErrorText(result);
         PQclear(result);
+        disconnectIfBroken();
         return error(what, cause);
     }
     return PostgresResult(result);
@@ -427,8 +451,10 @@ Expected<QByteArray> PostgresConnection::preparedName(const QByteArray &sql,
     const bool ok = prepared && PQresultStatus(prepared) == PGRES_COMMAND_OK;
     const QString cause = ok ? QString() : resultErrorText(prepared);
     PQclear(prepared);
-    if (!ok)
+    if (!ok) {
+        disconnectIfBroken();
         return error(u"prepare to %1"_s.arg(what), cause);
+    }
     m_prepared.emplace(sql, name);
     return name;
 }
@@ -449,6 +475,7 @@ Expected<PostgresResult> PostgresConnection::execute(const QByteArray &sql,
     if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
         const QString cause = resultErrorText(result);
         PQclear(result);
+        disconnectIfBroken();
         return error(what, cause);
     }
     return PostgresResult(result);

@@ -14,6 +14,7 @@
 #include <QStringList>
 #include <QtGlobal>
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -151,6 +152,11 @@ public:
     Expected<void> ensureConnected();
     bool isConnected() const;
     void disconnect();
+    // Connections to one store that learn of each other's loss (PostgresDeliveryStore's two):
+    // once one found its connection broken (the server restarted, say), the others connect again
+    // at their next call instead of failing it on a connection the server dropped as well. Call
+    // before the first ensureConnected().
+    void shareLosses(std::shared_ptr<std::atomic<quint64>> losses);
 
     // Runs a statement without parameters (schema, BEGIN, ...), not prepared.
     Expected<PostgresResult> run(const QByteArray &sql, const QString &what);
@@ -174,6 +180,7 @@ private:
     QString lastErrorText() const;
     QString resultErrorText(pg_result *result) const;
     void rollbackIfNeeded();
+    void disconnectIfBroken();
     enum class Ending { Commit, Rollback };
     // transaction()'s pipeline; failedCommand: the index of the command whose row values made it
     // fail (-1: none failed, or not for its values: BEGIN, COMMIT, the connection, the server).
@@ -190,6 +197,10 @@ private:
     QString m_password; // scrubbed from every error text libpq writes
     pg_conn *m_connection = nullptr;
     std::map<QByteArray, QByteArray> m_prepared; // SQL -> statement name on this connection
+    // Broken connections among those sharing the counter (shareLosses()), and how many of them
+    // there were when this one connected.
+    std::shared_ptr<std::atomic<quint64>> m_losses;
+    quint64 m_lossesSeen = 0;
 };
 
 } // namespace EventDesk

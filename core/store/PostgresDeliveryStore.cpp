@@ -82,11 +82,16 @@ PostgresDeliveryStore::~PostgresDeliveryStore()
 Expected<void> PostgresDeliveryStore::open(const QString &url)
 {
     const std::lock_guard lock(d->mutex);
+    const std::lock_guard publishLock(d->publishMutex);
     d->connection.reset();
+    d->publishConnection.reset();
     d->attemptLogTrimmedThrough = 0;
     d->instanceId = 0;
     d->lostDeliveries.clear();
+    // Both connections go to one server: when one finds it gone, the other connects again too.
+    const auto losses = std::make_shared<std::atomic<quint64>>(0);
     auto connection = std::make_unique<PostgresConnection>(url);
+    connection->shareLosses(losses);
     if (auto connected = connection->ensureConnected(); !connected)
         return connected;
     d->connection = std::move(connection);
@@ -94,13 +99,25 @@ Expected<void> PostgresDeliveryStore::open(const QString &url)
         d->connection.reset();
         return schema;
     }
+    // The publish connection opens once the schema is there, so that a store that cannot be
+    // opened fails on the first connection alone (and its error is the schema's, not a second
+    // copy of the connection's); a server that refuses a second connection fails open() too.
+    auto publishConnection = std::make_unique<PostgresConnection>(url);
+    publishConnection->shareLosses(losses);
+    if (auto connected = publishConnection->ensureConnected(); !connected) {
+        d->connection.reset();
+        return connected;
+    }
+    d->publishConnection = std::move(publishConnection);
     return {};
 }
 
 void PostgresDeliveryStore::close()
 {
     const std::lock_guard lock(d->mutex);
+    const std::lock_guard publishLock(d->publishMutex);
     d->connection.reset();
+    d->publishConnection.reset();
 }
 
 Expected<DeliveryStore::MaxIds> PostgresDeliveryStore::maxIds()

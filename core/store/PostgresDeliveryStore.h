@@ -20,11 +20,15 @@ struct PostgresStoreState; // PostgresStoreState.h: shared by the files that imp
 // format nor its pipeline mode. Statements are prepared once per connection; every call is one
 // round trip where it can be: a transaction that writes many rows (insertPublished, commit,
 // insertResubmitted) goes to the server as ONE pipeline (BEGIN, the statements, COMMIT), and lists
-// of keys go as one array parameter (= ANY($1)). One connection, whose calls a mutex serializes.
+// of keys go as one array parameter (= ANY($1)). Two connections, each with a mutex that serializes
+// its calls: the publishes (insertPublished, insertResubmitted) have their own, so that a publish
+// stored on one of the engine's parser threads does not wait behind the group commit of the
+// engine's thread, nor the commit behind it; every other call, the schema included, uses the first.
 //
 // The errors name the store by its URL without the password; a lost connection fails the call
 // that finds it lost, and the next call connects again (a call that failed may or may not have
 // committed only when the connection broke during its COMMIT, as with any client of a server).
+// Each of the two connections is connected again by its own next call.
 //
 // Several engines share one store (InstanceLeases, PostgresStoreLeases.cpp): each registers an
 // instance, owns the deliveries it stored or claimed, and numbers events and deliveries from id

@@ -89,13 +89,13 @@ Expected<qint64> PostgresDeliveryStore::registerInstance(const InstanceInfo &inf
         return d->connection->error(u"register this instance"_s, u"no answer"_s);
     d->instanceId = registered.columnInt64(0);
     d->lostDeliveries.clear();
-    return d->instanceId;
+    return d->instanceId.load();
 }
 
 qint64 PostgresDeliveryStore::instanceId() const
 {
     const std::lock_guard lock(d->mutex);
-    return d->instanceId;
+    return d->instanceId.load();
 }
 
 Expected<InstanceLeases::Lease> PostgresDeliveryStore::renewLease()
@@ -106,7 +106,7 @@ Expected<InstanceLeases::Lease> PostgresDeliveryStore::renewLease()
     if (d->instanceId == 0)
         return Error(u"The delivery store has no instance registered to renew."_s);
     PostgresParameters parameters;
-    parameters.bind(d->instanceId);
+    parameters.bind(d->instanceId.load());
     auto renewed = d->connection->execute(RenewSql, parameters, u"renew this instance's lease"_s);
     if (!renewed)
         return Error(renewed.error());
@@ -141,7 +141,7 @@ PostgresDeliveryStore::claimDeliveries(int limit,
     if (d->instanceId == 0)
         return Error(u"The delivery store has no instance registered to claim deliveries for."_s);
     PostgresParameters parameters;
-    parameters.bindAll(d->instanceId, qint64(std::max(1, limit)));
+    parameters.bindAll(d->instanceId.load(), qint64(std::max(1, limit)));
     auto claimed = d->connection->execute(ClaimSql, parameters, u"claim deliveries"_s);
     if (!claimed)
         return Error(claimed.error());
@@ -169,7 +169,7 @@ Expected<void> PostgresDeliveryStore::releaseInstance()
     if (d->instanceId == 0)
         return {};
     PostgresParameters parameters;
-    parameters.bind(d->instanceId);
+    parameters.bind(d->instanceId.load());
     auto released = d->connection->execute(ReleaseSql, parameters, u"release this instance"_s);
     if (!released)
         return Error(released.error());

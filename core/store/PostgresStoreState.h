@@ -19,6 +19,7 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -76,11 +77,18 @@ struct PostgresStoreState
     {
     }
 
-    // Every public call holds it: the engine stores large publishes on its parser threads while
-    // its own thread commits delivery changes, and one libpq connection serves one call at a
+    // Every public call but the publishes holds it: one libpq connection serves one call at a
     // time. Recursive, because a visitor of forEachUnfinishedDelivery may call back into the store.
     std::recursive_mutex mutex;
     std::unique_ptr<PostgresConnection> connection; // null: not open
+
+    // The publish path's own connection (insertPublished, insertResubmitted) and its own mutex:
+    // the engine stores large publishes on its parser threads while its own thread runs the group
+    // commit, and on one connection each waited for the other (bench/RESULTS.md, benchmark 8).
+    // Lock order: mutex before publishMutex (open() and close() take both), never the reverse.
+    // It only ever writes rows of events and deliveries: the schema is the first connection's.
+    std::mutex publishMutex;
+    std::unique_ptr<PostgresConnection> publishConnection; // null: not open
 
     const int maxAttemptLogRows;
     // attempt_log ids up to this one are trimmed already: the trim's DELETE starts after it
@@ -89,7 +97,8 @@ struct PostgresStoreState
 
     // InstanceLeases (PostgresStoreLeases.cpp): the registered instance (0: none, the store then
     // serves one engine as version 1 did), and the deliveries commit() found owned by another.
-    qint64 instanceId = 0;
+    // Atomic: the publish path reads it under publishMutex, the leases write it under mutex.
+    std::atomic<qint64> instanceId = 0;
     QList<qint64> lostDeliveries;
 
     Error notOpen() const
@@ -106,12 +115,16 @@ struct PostgresStoreState
     Expected<void> runInTransaction(const QList<QByteArray> &statements, const QString &what);
 
     // PostgresStoreWrites.cpp: the statements of insertPublished(), for its transaction or that of
-    // insertResubmitted().
+    // insertResubmitted(); instance: the owner of the new deliveries (instanceId, read once).
     void addPublished(PostgresTransaction &transaction, const QList<StoredEvent> &events,
-                      const QList<DeliveryRecord> &deliveries) const;
+                      const QList<DeliveryRecord> &deliveries, qint64 instance) const;
     // The registered instance as a parameter (NULL when none): the owner of new deliveries, the
     // fence of changes, the maker of attempts.
-    void bindInstance(PostgresParameters &parameters) const;
+    void bindInstance(PostgresParameters &parameters) const
+    {
+        bindInstance(parameters, instanceId);
+    }
+    static void bindInstance(PostgresParameters &parameters, qint64 instance);
     void addAttempts(PostgresTransaction &transaction,
                      const QList<AttemptLogEntry> &attempts) const;
 

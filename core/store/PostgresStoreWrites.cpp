@@ -111,17 +111,18 @@ const QByteArray RemoveDeadLettersSql = "DELETE FROM dead_letters WHERE id = ANY
 
 } // namespace
 
-void PostgresStoreState::bindInstance(PostgresParameters &parameters) const
+void PostgresStoreState::bindInstance(PostgresParameters &parameters, qint64 instance)
 {
-    if (instanceId > 0)
-        parameters.bind(instanceId);
+    if (instance > 0)
+        parameters.bind(instance);
     else
         parameters.bindNull();
 }
 
 void PostgresStoreState::addPublished(PostgresTransaction &transaction,
                                       const QList<StoredEvent> &events,
-                                      const QList<DeliveryRecord> &deliveries) const
+                                      const QList<DeliveryRecord> &deliveries,
+                                      qint64 instance) const
 {
     using Element = PostgresArray::Element;
     qint64 maxSeq = 0;
@@ -204,8 +205,8 @@ void PostgresStoreState::addPublished(PostgresTransaction &transaction,
              {&ids, &eventSeqs, &topics, &subscriptions, &states, &attempts, &dueMs, &publishMs,
               &outcomes, &statuses, &attemptMs, &reasons, &unavailableSinceMs})
             parameters.bindArray(std::move(*column));
-        bindInstance(parameters);
-        transaction.commands.last().singleRows = [deliveries, first, count, instance = instanceId] {
+        bindInstance(parameters, instance);
+        transaction.commands.last().singleRows = [deliveries, first, count, instance] {
             PostgresTransaction rows;
             for (qsizetype i = first; i < first + count; ++i) {
                 const DeliveryRecord &delivery = deliveries.at(i);
@@ -231,7 +232,7 @@ void PostgresStoreState::addPublished(PostgresTransaction &transaction,
     // A registered instance numbers from blocks it reserved (reserveIds()), which meta already
     // counts: raising the marks would only make every publish of every instance wait for the
     // others' on the two rows of meta.
-    if (instanceId > 0)
+    if (instance > 0)
         return;
     transaction.add(RaiseMaximumSql, u"record the highest ids"_s)
         .bindAll(maxSeq, u"max_event_seq"_s);
@@ -285,19 +286,27 @@ void PostgresStoreState::addAttempts(PostgresTransaction &transaction,
         .bindAll(qint64(maxAttemptLogRows), attemptLogTrimmedThrough);
 }
 
+// The publishes run on the publish connection, beside the group commit on the first one. No
+// change can overtake the insert that creates its rows: the engine adopts the deliveries of a
+// publish (Ingest::adopt() on its own thread, DeadLettering and TopicResubmit after the call) only
+// once this call returned, so commit() sees them only after their transaction committed, and a
+// statement of the first connection (READ COMMITTED) sees every row committed before it started.
+// The two transactions touch different rows: a publish inserts new ones (and, without a
+// registered instance, raises meta's marks, which commit() never writes), commit() changes and
+// removes rows that an earlier publish created.
 Expected<void> PostgresDeliveryStore::insertPublished(const QList<StoredEvent> &events,
                                                       const QList<DeliveryRecord> &deliveries)
 {
-    const std::lock_guard lock(d->mutex);
-    if (!d->connection)
+    const std::lock_guard lock(d->publishMutex);
+    if (!d->publishConnection)
         return d->notOpen();
     if (events.isEmpty() && deliveries.isEmpty())
         return {};
     // SPEC D1: the publish is acknowledged only after this transaction commits, and a failure
     // leaves nothing behind.
     PostgresTransaction transaction;
-    d->addPublished(transaction, events, deliveries);
-    auto done = d->connection->transaction(transaction.commands, transaction.whats);
+    d->addPublished(transaction, events, deliveries, d->instanceId);
+    auto done = d->publishConnection->transaction(transaction.commands, transaction.whats);
     if (!done)
         return Error(done.error());
     return {};
@@ -412,13 +421,15 @@ Expected<void> PostgresDeliveryStore::insertResubmitted(
     const QList<StoredEvent> &events, const QList<DeliveryRecord> &deliveries,
     const QList<ResubmissionEntry> &resubmissions, const QList<qint64> &deadLetterIds)
 {
-    const std::lock_guard lock(d->mutex);
-    if (!d->connection)
+    // On the publish connection too (see insertPublished()): the dead letters it removes were
+    // indexed by a commit() that returned before the engine offered them for resubmission.
+    const std::lock_guard lock(d->publishMutex);
+    if (!d->publishConnection)
         return d->notOpen();
     if (events.isEmpty() && deadLetterIds.isEmpty())
         return {};
     PostgresTransaction transaction;
-    d->addPublished(transaction, events, deliveries);
+    d->addPublished(transaction, events, deliveries, d->instanceId);
     const QByteArray insertResubmissionSql = postgresPlaceholders(InsertResubmissionSql);
     for (const ResubmissionEntry &entry : resubmissions) {
         bindResubmissionValues(
@@ -428,7 +439,7 @@ Expected<void> PostgresDeliveryStore::insertResubmitted(
     }
     transaction.add(RemoveDeadLettersSql, u"remove the resubmitted dead letters"_s)
         .bindArray(std::vector<qint64>(deadLetterIds.cbegin(), deadLetterIds.cend()));
-    auto done = d->connection->transaction(transaction.commands, transaction.whats);
+    auto done = d->publishConnection->transaction(transaction.commands, transaction.whats);
     if (!done)
         return Error(done.error());
     return {};

@@ -6,10 +6,12 @@
 
 #include "PostgresServer.h"
 #include "store/DeliveryStores.h"
+#include "store/PostgresConnection.h"
 #include "store/PostgresDeliveryStore.h"
 
 #include <QTest>
 
+#include <future>
 #include <memory>
 
 using namespace Qt::StringLiterals;
@@ -56,12 +58,31 @@ private Q_SLOTS:
     void redactsPasswords();
     void rejectsOtherLocations();
     void serverGoneIsAnErrorAndComesBack();
+    void publishConnectionComesBackOnItsOwn();
+    void publishDoesNotWaitBehindACommit();
+    void closeClosesBothConnections();
     void largePublishKeepsEveryRowAndNamesTheOneThatFails();
     void manyAttemptsInOneCommitKeepTheirOrderAndEvents();
 
 private:
+    // The store's connections to the database of url (the store names itself "eventdesk" to the
+    // server; the connections that ask, and those of earlier asks still ending, do not).
+    int backendCount(const QString &url);
+
     std::unique_ptr<PostgresServer> m_server;
 };
+
+int PostgresStoreTest::backendCount(const QString &url)
+{
+    const QString database = url.section(u'/', -1);
+    QString answer;
+    if (!m_server->execute(url,
+                           "SELECT count(*) FROM pg_stat_activity WHERE datname = '"
+                               + database.toUtf8() + "' AND application_name = 'eventdesk'",
+                           &answer))
+        return -1;
+    return answer.toInt();
+}
 
 void PostgresStoreTest::initTestCase()
 {
@@ -237,6 +258,128 @@ void PostgresStoreTest::serverGoneIsAnErrorAndComesBack()
     QCOMPARE(deliveries->first().id, 1);
     QVERIFY(store.insertPublished({storedEvent(3)}, {delivery(3, 3)}));
     QCOMPARE(store.maxIds()->deliveryId, 3);
+}
+
+// The publishes have a connection of their own: after the server comes back it connects again by
+// itself, before any other call of the store has, and its errors hide the password too; the other
+// connection, idle meanwhile, learns of the loss from it.
+void PostgresStoreTest::publishConnectionComesBackOnItsOwn()
+{
+    const QString plain = m_server->createDatabase(u"publish_restarted"_s);
+    QVERIFY(!plain.isEmpty());
+    // Trust authentication lets any password in.
+    QString url = plain;
+    url.replace(u"eventdesk@"_s, u"eventdesk:Sup3r-S3cret@"_s);
+    const QString shown = redactedStoreLocation(url);
+    QVERIFY(shown.contains(u"***"_s));
+    PostgresDeliveryStore store;
+    QVERIFY(store.open(url));
+    QVERIFY(store.insertPublished({storedEvent(1)}, {delivery(1, 1)}));
+    QVERIFY(store.commit(StoreBatch {.updates = {delivery(1, 1)}}));
+
+    QVERIFY2(m_server->halt(), qPrintable(m_server->errorText()));
+    const auto lost = store.insertPublished({storedEvent(2)}, {delivery(2, 2)});
+    QVERIFY(!lost);
+    QVERIFY2(lost.error().contains(shown), qPrintable(lost.error()));
+    QVERIFY2(!lost.error().contains(u"Sup3r-S3cret"_s), qPrintable(lost.error()));
+    DeliveryRecord resubmitted = delivery(3, 3);
+    const auto lostResubmission = store.insertResubmitted({storedEvent(3)}, {resubmitted}, {}, {});
+    QVERIFY(!lostResubmission);
+    QVERIFY2(!lostResubmission.error().contains(u"Sup3r-S3cret"_s),
+             qPrintable(lostResubmission.error()));
+
+    QVERIFY2(m_server->resume(), qPrintable(m_server->errorText()));
+    // The publish is the first call after the server returned: its connection comes back on its
+    // own. The first connection made no call while the server was away, yet its first call works:
+    // the publish connection's loss told it that its connection is gone as well.
+    const auto published = store.insertPublished({storedEvent(4)}, {delivery(4, 4)});
+    QVERIFY2(published, qPrintable(published.error()));
+    const auto deliveries = store.loadUnfinishedDeliveries();
+    QVERIFY2(deliveries, qPrintable(deliveries.error()));
+    QCOMPARE(deliveries->size(), 2);
+    QCOMPARE(deliveries->at(0).id, 1);
+    QCOMPARE(deliveries->at(1).id, 4);
+    QVERIFY(store.commit(StoreBatch {.finished = {{4, 4, DeliveryState::Delivered}}}));
+    QCOMPARE(store.loadUnfinishedDeliveries()->size(), 1);
+
+    // The other way round: only the first connection finds the server gone, and the publish
+    // connection, idle meanwhile, works at its first call after the server returned.
+    QVERIFY2(m_server->halt(), qPrintable(m_server->errorText()));
+    QVERIFY(!store.loadUnfinishedDeliveries());
+    QVERIFY2(m_server->resume(), qPrintable(m_server->errorText()));
+    const auto publishedAgain = store.insertPublished({storedEvent(5)}, {delivery(5, 5)});
+    QVERIFY2(publishedAgain, qPrintable(publishedAgain.error()));
+    QCOMPARE(store.loadUnfinishedDeliveries()->size(), 2);
+}
+
+// A publish runs while a group commit is under way: here the commit waits for a row that another
+// client holds locked, and the publish still commits meanwhile (on one connection it waited for
+// the commit, which waited for the lock this test releases only after the publish returned).
+void PostgresStoreTest::publishDoesNotWaitBehindACommit()
+{
+    const QString url = m_server->createDatabase(u"publish_beside_commit"_s);
+    QVERIFY(!url.isEmpty());
+    PostgresDeliveryStore store;
+    QVERIFY(store.open(url));
+    QVERIFY(store.insertPublished({storedEvent(1)}, {delivery(1, 1)}));
+
+    std::future<Expected<void>> committing;
+    std::future<Expected<void>> publishing;
+    // Declared after the futures, so destroyed before them: leaving this test early, even through
+    // a failed check, ends the other client's transaction and so lets both calls finish.
+    PostgresConnection holder(url);
+    QVERIFY(holder.run("BEGIN"_ba, u"begin"_s));
+    QVERIFY(holder.run("SELECT id FROM deliveries WHERE id = 1 FOR UPDATE"_ba, u"lock"_s));
+
+    DeliveryRecord retried = delivery(1, 1);
+    retried.attempts = 1;
+    retried.dueMs = 5000;
+    committing = std::async(std::launch::async, [&store, retried] {
+        return store.commit(StoreBatch {.updates = {retried}});
+    });
+    // The commit's UPDATE waits for the row lock (pg_locks shows the request not granted).
+    QString waiting;
+    QTRY_VERIFY(
+        m_server->execute(url, "SELECT count(*) FROM pg_locks WHERE NOT granted"_ba, &waiting)
+        && waiting.toInt() > 0);
+
+    publishing = std::async(std::launch::async, [&store] {
+        return store.insertPublished({storedEvent(2)}, {delivery(2, 2)});
+    });
+    QTRY_VERIFY(publishing.wait_for(std::chrono::seconds(0)) == std::future_status::ready);
+    const auto published = publishing.get();
+    QVERIFY2(published, qPrintable(published.error()));
+    // Committed and visible to others while the commit still waits.
+    QString events;
+    QVERIFY(m_server->execute(url, "SELECT count(*) FROM events WHERE seq = 2"_ba, &events));
+    QCOMPARE(events, u"1"_s);
+    QVERIFY(committing.wait_for(std::chrono::seconds(0)) != std::future_status::ready);
+
+    QVERIFY(holder.run("COMMIT"_ba, u"commit"_s));
+    const auto committed = committing.get();
+    QVERIFY2(committed, qPrintable(committed.error()));
+    const auto deliveries = store.loadUnfinishedDeliveries();
+    QVERIFY2(deliveries, qPrintable(deliveries.error()));
+    QCOMPARE(deliveries->size(), 2);
+    QCOMPARE(deliveries->at(0).attempts, 1);
+    QCOMPARE(deliveries->at(0).dueMs, 5000);
+    QCOMPARE(deliveries->at(1).id, 2);
+}
+
+// Both connections are the store's: open() makes two, close() ends both (the server sees them go).
+void PostgresStoreTest::closeClosesBothConnections()
+{
+    const QString url = m_server->createDatabase(u"closes_both"_s);
+    QVERIFY(!url.isEmpty());
+    PostgresDeliveryStore store;
+    QVERIFY(store.open(url));
+    QCOMPARE(backendCount(url), 2);
+    store.close();
+    QTRY_COMPARE(backendCount(url), 0);
+    QVERIFY(!store.insertPublished({storedEvent(1)}, {delivery(1, 1)}));
+    QVERIFY(!store.loadUnfinishedDeliveries());
+    QVERIFY(store.open(url));
+    QCOMPARE(backendCount(url), 2);
 }
 
 // A publish of more rows than one insert statement carries (the store sends them as arrays, some
