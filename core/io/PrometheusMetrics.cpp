@@ -87,6 +87,10 @@ QByteArray format(const EngineSnapshot &snapshot)
     out.family("eventdesk_store_write_failures_total", "counter",
                "Writes to the store that failed: refused publishes and group commits tried again.");
     out.sample("eventdesk_store_write_failures_total", {}, double(snapshot.store.writeFailures));
+    out.family("eventdesk_parked_deliveries", "gauge",
+               "A shared store: deliveries taken over for subscriptions this instance's "
+               "configuration does not have yet (sent once it does, dropped after a grace).");
+    out.sample("eventdesk_parked_deliveries", {}, double(snapshot.parkedDeliveries));
     const EndpointSnapshot &endpoint = snapshot.endpoint;
     out.family("eventdesk_http_connections", "gauge", "Connections the topic endpoint serves now.");
     out.sample("eventdesk_http_connections", {}, endpoint.openConnections);

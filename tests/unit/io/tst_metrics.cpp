@@ -122,6 +122,7 @@ EngineSnapshot sampleSnapshot()
     snapshot.topics = {TopicSnapshot{u"orders"_s, 12, 2, 3}};
     snapshot.store.writable = false;
     snapshot.store.writeFailures = 4;
+    snapshot.parkedDeliveries = 5;
     snapshot.store.lastError = u"database or disk is full"_s;
     snapshot.endpoint.listening = true;
     snapshot.endpoint.openConnections = 17;
@@ -193,7 +194,7 @@ void MetricsTest::output_parsesAsPrometheusText()
                                  u"eventgrid_in_probation"_s, u"eventgrid_provisioning_state"_s,
                                  u"eventgrid_held_deliveries"_s, u"eventgrid_endpoint_unreachable"_s,
                                  u"eventgrid_dead_letter_destination_unavailable"_s,
-                                 u"eventdesk_store_writable"_s}) {
+                                 u"eventdesk_store_writable"_s, u"eventdesk_parked_deliveries"_s}) {
         QCOMPARE(exposition.types.value(family), u"gauge"_s);
     }
     QCOMPARE(exposition.types.value(u"eventgrid_destination_processing_duration_ms"_s), u"histogram"_s);
@@ -235,6 +236,8 @@ void MetricsTest::counters_carryTheSnapshotValues_data()
     QTest::newRow("store not writable") << u"eventdesk_store_writable"_s << QHash<QString, QString>{} << 0.0;
     QTest::newRow("store write failures") << u"eventdesk_store_write_failures_total"_s
                                           << QHash<QString, QString>{} << 4.0;
+    QTest::newRow("parked deliveries") << u"eventdesk_parked_deliveries"_s
+                                       << QHash<QString, QString>{} << 5.0;
     // README "Security": the endpoint's own figures.
     const QHash<QString, QString> none;
     QTest::newRow("connections") << u"eventdesk_http_connections"_s << none << 17.0;
