@@ -9,6 +9,7 @@
 // saved there as PNG files.
 
 #include "PostgresServer.h"
+#include "SharedStoreFixtures.h"
 #include "SecretScan.h"
 #include "dashboard/DashboardView.h"
 #include "dashboard/InstancesView.h"
@@ -50,6 +51,8 @@ using namespace Qt::StringLiterals;
 using namespace EventDesk;
 using namespace EventDesk::Ui;
 using EventDesk::Testing::PostgresServer;
+using EventDesk::Testing::ordersTopics;
+using EventDesk::Testing::unreachableWebhook;
 
 namespace {
 
@@ -136,22 +139,6 @@ QStringList visibleTexts(QWidget *window)
     for (QAction *action : window->findChildren<QAction *>())
         texts << action->text() << action->toolTip();
     return texts;
-}
-
-EventSubscription webhook(const QString &name)
-{
-    EventSubscription subscription;
-    subscription.name = name;
-    subscription.endpointUrl = QUrl(u"http://127.0.0.1:9/"_s + name);
-    return subscription;
-}
-
-QList<Topic> ordersTopics()
-{
-    Topic orders;
-    orders.name = u"orders"_s;
-    orders.eventSubscriptions = {webhook(u"billing"_s), webhook(u"audit"_s)};
-    return {orders};
 }
 
 QAction *actionNamed(QWidget *window, const QString &text)
@@ -629,7 +616,7 @@ void SharedWorkspaceTest::editsTheSharedConfiguration()
 
     // A subscription another writer adds appears with the monitor's next poll.
     QList<Topic> added = stored->topics;
-    added[0].eventSubscriptions.append(webhook(u"archive"_s));
+    added[0].eventSubscriptions.append(unreachableWebhook(u"archive"_s));
     QVERIFY(instance.saveConfiguration(stored->topics, added, stored->revision).hasValue());
     QTRY_COMPARE(tree->rowCount(tree->index(0, 0)), 3);
     saveScreenshot(&window, u"shared-configuration.png"_s);

@@ -8,6 +8,7 @@
 // not by its timer. Against a real PostgreSQL server of this executable.
 
 #include "PostgresServer.h"
+#include "SharedStoreFixtures.h"
 #include "host/SharedConfigurationWatcher.h"
 #include "io/SharedWorkspace.h"
 #include "store/PostgresDeliveryStore.h"
@@ -132,17 +133,7 @@ void SharedConfigurationTest::cleanup()
 
 std::unique_ptr<PostgresDeliveryStore> SharedConfigurationTest::openStore(const QString &database)
 {
-    const QString url = m_server->database(database);
-    if (url.isEmpty()) {
-        qWarning() << m_server->errorText();
-        return nullptr;
-    }
-    auto store = std::make_unique<PostgresDeliveryStore>();
-    if (const auto opened = store->open(url); !opened) {
-        qWarning() << opened.error();
-        return nullptr;
-    }
-    return store;
+    return EventDesk::Testing::openSharedStore(*m_server, database);
 }
 
 void SharedConfigurationTest::firstInstanceImportsItsTopics()

@@ -8,6 +8,7 @@
 // polls by hand.
 
 #include "PostgresServer.h"
+#include "SharedStoreFixtures.h"
 #include "host/StoreMonitor.h"
 #include "store/PostgresDeliveryStore.h"
 
@@ -19,6 +20,8 @@
 using namespace Qt::StringLiterals;
 using namespace EventDesk;
 using EventDesk::Testing::PostgresServer;
+using EventDesk::Testing::ordersTopics;
+using EventDesk::Testing::unreachableWebhook;
 
 namespace {
 
@@ -61,22 +64,6 @@ AttemptLogEntry attempt(const QString &subscription, const QStringList &eventIds
     entry.httpStatus = httpStatus;
     entry.durationMs = 20;
     return entry;
-}
-
-EventSubscription webhook(const QString &name)
-{
-    EventSubscription subscription;
-    subscription.name = name;
-    subscription.endpointUrl = QUrl(u"http://127.0.0.1:9/"_s + name);
-    return subscription;
-}
-
-QList<Topic> ordersTopics()
-{
-    Topic orders;
-    orders.name = u"orders"_s;
-    orders.eventSubscriptions = {webhook(u"billing"_s), webhook(u"audit"_s)};
-    return {orders};
 }
 
 const SubscriptionSnapshot *find(const EngineSnapshot &snapshot, const QString &subscription)

@@ -7,6 +7,7 @@
 // of this executable.
 
 #include "PostgresServer.h"
+#include "SharedStoreFixtures.h"
 #include "model/Workspace.h"
 #include "store/PostgresDeliveryStore.h"
 
@@ -105,17 +106,7 @@ QList<Topic> PostgresConfigurationTest::fixtureTopics()
 
 std::unique_ptr<PostgresDeliveryStore> PostgresConfigurationTest::openStore(const QString &database)
 {
-    const QString url = m_server->database(database);
-    if (url.isEmpty()) {
-        qWarning() << m_server->errorText();
-        return nullptr;
-    }
-    auto store = std::make_unique<PostgresDeliveryStore>();
-    if (const auto opened = store->open(url); !opened) {
-        qWarning() << opened.error();
-        return nullptr;
-    }
-    return store;
+    return EventDesk::Testing::openSharedStore(*m_server, database);
 }
 
 void PostgresConfigurationTest::newStoreHasRevisionZero()

@@ -1,0 +1,58 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "PostgresServer.h"
+#include "model/Topic.h"
+#include "store/PostgresDeliveryStore.h"
+
+#include <QDebug>
+#include <QList>
+#include <QString>
+#include <QUrl>
+
+#include <memory>
+
+namespace EventDesk::Testing {
+
+// What the tests of a shared PostgreSQL store (configuration, monitor, the app's shared workspace)
+// start from.
+
+// A store on server's database of that name (created empty on first use), or nullptr with the
+// reason logged as a warning.
+inline std::unique_ptr<PostgresDeliveryStore> openSharedStore(PostgresServer &server,
+                                                              const QString &database)
+{
+    const QString url = server.database(database);
+    if (url.isEmpty()) {
+        qWarning() << server.errorText();
+        return nullptr;
+    }
+    auto store = std::make_unique<PostgresDeliveryStore>();
+    if (const auto opened = store->open(url); !opened) {
+        qWarning() << opened.error();
+        return nullptr;
+    }
+    return store;
+}
+
+// A webhook subscription to an address nothing listens on (port 9, discard): never delivered.
+inline EventSubscription unreachableWebhook(const QString &name)
+{
+    EventSubscription subscription;
+    subscription.name = name;
+    subscription.endpointUrl = QUrl(QStringLiteral("http://127.0.0.1:9/") + name);
+    return subscription;
+}
+
+// Topic "orders" with the subscriptions "billing" and "audit".
+inline QList<Topic> ordersTopics()
+{
+    Topic orders;
+    orders.name = QStringLiteral("orders");
+    orders.eventSubscriptions = {unreachableWebhook(QStringLiteral("billing")),
+                                 unreachableWebhook(QStringLiteral("audit"))};
+    return {orders};
+}
+
+} // namespace EventDesk::Testing
