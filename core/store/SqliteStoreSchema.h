@@ -65,7 +65,8 @@ inline constexpr char CreateDeliveries[]
       " subscription TEXT, state INTEGER, attempts INTEGER, due_ms INTEGER, publish_ms INTEGER,"
       " last_outcome INTEGER, last_http_status INTEGER, last_attempt_ms INTEGER, reason INTEGER,"
       " dl_unavailable_since_ms INTEGER)";
-// Finished deliveries remove their event when no other delivery refers to it (NOT EXISTS).
+// Finished deliveries remove their event when no other delivery refers to it: removeFinished()
+// asks this index once per run of events, and each event only in a run where some are left.
 inline constexpr char CreateDeliveriesByEvent[]
     = "CREATE INDEX deliveries_by_event ON deliveries (event_seq)";
 // AUTOINCREMENT: ids of removed rows are never reused, so keyset pages stay stable.

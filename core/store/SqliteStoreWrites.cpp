@@ -5,8 +5,8 @@
 
 #include "SqliteDeliveryStore.h"
 
-#include "SqliteStoreState.h"
 #include "SqliteStoreSchema.h"
+#include "SqliteStoreState.h"
 
 #include <vector>
 
@@ -19,37 +19,56 @@ Expected<void> SqliteStoreState::removeFinished(const QList<FinishedDelivery> &f
     // Ids are handed out in order and deliveries mostly finish in order, so the finished rows
     // come in runs of consecutive ids: each run is one range DELETE, which walks the leaf pages
     // once instead of descending the B-tree per row (a batch of 1000 deliveries is one
-    // statement). First the deliveries, then their events that have no delivery left (the index
-    // on deliveries(event_seq) keeps NOT EXISTS a lookup, not a scan).
+    // statement). First the deliveries, then their events that have no delivery left.
+    //
+    // Whether an event of a run still has a delivery is asked once per run, from the index on
+    // deliveries(event_seq): mostly none has (one subscription, or all of them done), and the
+    // run's events go in one plain range DELETE. Only a run where some event still has a
+    // delivery (another subscription has not finished it yet) checks each event with NOT EXISTS.
+    // Checking every event cost an index lookup per delivered event, and a DELETE with a
+    // subquery collects its rows before deleting them, inside the one writer that publishes
+    // wait for (bench/RESULTS.md, "Removing delivered events").
     QString errorText;
     SqliteStatement *removeDeliveries
         = statement("DELETE FROM deliveries WHERE id BETWEEN ? AND ?"_ba, &errorText);
-    SqliteStatement *removeEvents = removeDeliveries
+    SqliteStatement *anyLeft = removeDeliveries
+        ? statement("SELECT 1 FROM deliveries WHERE event_seq BETWEEN ? AND ? LIMIT 1"_ba,
+                    &errorText)
+        : nullptr;
+    SqliteStatement *removeEvents = anyLeft
+        ? statement("DELETE FROM events WHERE seq BETWEEN ? AND ?"_ba, &errorText)
+        : nullptr;
+    SqliteStatement *removeUnreferencedEvents = removeEvents
         ? statement("DELETE FROM events WHERE seq BETWEEN ? AND ? AND NOT EXISTS"
                     " (SELECT 1 FROM deliveries WHERE event_seq = events.seq)"_ba,
                     &errorText)
         : nullptr;
-    if (!removeEvents)
+    if (!removeUnreferencedEvents)
         return error(u"prepare removing finished deliveries: %1"_s.arg(errorText));
 
-    const auto removeRuns = [this](SqliteStatement *remove, std::vector<qint64> keys,
-                                   const QString &what) -> Expected<void> {
+    // Calls remove(first, last) for each run of consecutive keys, in ascending order.
+    const auto forEachRun = [](std::vector<qint64> keys, const auto &remove) -> Expected<void> {
         std::sort(keys.begin(), keys.end());
         keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
         for (size_t first = 0; first < keys.size();) {
             size_t last = first;
             while (last + 1 < keys.size() && keys[last + 1] == keys[last] + 1)
                 ++last;
-            remove->bind(1, keys[first]);
-            remove->bind(2, keys[last]);
-            if (!remove->execute()) {
-                return sqlError(u"%1 %2 to %3"_s.arg(what).arg(keys[first]).arg(keys[last]),
-                                remove->errorText());
-            }
+            if (auto removed = remove(keys[first], keys[last]); !removed)
+                return removed;
             first = last + 1;
         }
         return {};
     };
+    const auto removeRange = [this](SqliteStatement *remove, qint64 first, qint64 last,
+                                    const QString &what) -> Expected<void> {
+        remove->bind(1, first);
+        remove->bind(2, last);
+        if (!remove->execute())
+            return sqlError(u"%1 %2 to %3"_s.arg(what).arg(first).arg(last), remove->errorText());
+        return {};
+    };
+
     std::vector<qint64> deliveryIds;
     std::vector<qint64> eventSeqs;
     deliveryIds.reserve(size_t(finished.size()));
@@ -58,11 +77,24 @@ Expected<void> SqliteStoreState::removeFinished(const QList<FinishedDelivery> &f
         deliveryIds.push_back(delivery.id);
         eventSeqs.push_back(delivery.eventSeq);
     }
-    if (auto removed = removeRuns(removeDeliveries, std::move(deliveryIds),
-                                  u"remove finished deliveries"_s);
-        !removed)
+    const auto removeDeliveryRun = [&](qint64 first, qint64 last) {
+        return removeRange(removeDeliveries, first, last, u"remove finished deliveries"_s);
+    };
+    if (auto removed = forEachRun(std::move(deliveryIds), removeDeliveryRun); !removed)
         return removed;
-    return removeRuns(removeEvents, std::move(eventSeqs), u"remove finished events (seq)"_s);
+    return forEachRun(std::move(eventSeqs), [&](qint64 first, qint64 last) -> Expected<void> {
+        anyLeft->bind(1, first);
+        anyLeft->bind(2, last);
+        const int found = anyLeft->step();
+        anyLeft->reset();
+        if (found != SQLITE_ROW && found != SQLITE_DONE) {
+            return sqlError(
+                u"look up the deliveries left of events %1 to %2"_s.arg(first).arg(last),
+                anyLeft->errorText());
+        }
+        return removeRange(found == SQLITE_ROW ? removeUnreferencedEvents : removeEvents, first,
+                           last, u"remove finished events (seq)"_s);
+    });
 }
 
 Expected<void> SqliteStoreState::trimAttemptLog(qint64 previousId, qint64 lastId)
@@ -108,8 +140,7 @@ Expected<void> SqliteStoreState::writeAttempts(const QList<AttemptLogEntry> &att
     return trimAttemptLog(firstId - 1, lastId);
 }
 
-Expected<void> SqliteStoreState::insertAttemptEvents(qint64 attemptId,
-                                                                 const QStringList &eventIds)
+Expected<void> SqliteStoreState::insertAttemptEvents(qint64 attemptId, const QStringList &eventIds)
 {
     if (eventIds.isEmpty())
         return {};
