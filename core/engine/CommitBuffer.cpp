@@ -16,10 +16,7 @@ CommitBuffer::CommitBuffer(DeliveryStore *store, StoreHealth &health, EngineSign
     , m_flushIntervalMs(flushIntervalMs)
 {
     m_timer.setSingleShot(true);
-    QObject::connect(&m_timer, &QTimer::timeout, &m_signals, [this] {
-        const StateLock lock(m_signals.lock());
-        (void)flush();
-    });
+    QObject::connect(&m_timer, &QTimer::timeout, &m_signals, [this] { flushArmed(); });
 }
 
 void CommitBuffer::schedule()
@@ -40,7 +37,30 @@ void CommitBuffer::stop()
     m_armed = false;
 }
 
-Expected<void> CommitBuffer::flush()
+namespace {
+
+template<typename T> void appendAll(QList<T> &to, QList<T> &&from)
+{
+    if (to.isEmpty())
+        to = std::move(from);
+    else
+        to.append(std::move(from));
+}
+
+// Appends later changes to earlier ones: the store applies each list in order.
+void append(StoreBatch &earlier, StoreBatch &&later)
+{
+    appendAll(earlier.updates, std::move(later.updates));
+    appendAll(earlier.finished, std::move(later.finished));
+    appendAll(earlier.deadLetters, std::move(later.deadLetters));
+    appendAll(earlier.drops, std::move(later.drops));
+    appendAll(earlier.attempts, std::move(later.attempts));
+    appendAll(earlier.probation, std::move(later.probation));
+}
+
+} // namespace
+
+StoreBatch CommitBuffer::takeBatch()
 {
     m_armed = false;
     // Signals raised on lanes go out now: their changes are committed next.
@@ -65,26 +85,65 @@ Expected<void> CommitBuffer::flush()
         }
         m_drops.clear();
     }
-    if (m_batch.isEmpty())
-        return {};
-    auto result = m_store->commit(m_batch);
+    StoreBatch batch = std::exchange(m_unwritten, {});
+    append(batch, std::exchange(m_batch, {}));
+    return batch;
+}
+
+void CommitBuffer::committed(const Expected<void> &result)
+{
     if (!result) {
         qCWarning(lcStore) << "commit failed, retrying:" << result.error();
         m_health.writeFailed(result.error());
         m_signals.raiseStoreError(result.error());
         m_timer.start(1000);
         m_armed = true;
-        return result;
+        return;
     }
     m_health.writeSucceeded();
-    m_batch = StoreBatch();
     if (m_lost) {
         if (InstanceLeases *leases = m_store->instanceLeases()) {
             if (const QList<qint64> lost = leases->takeLostDeliveries(); !lost.isEmpty())
                 m_lost(lost);
         }
     }
-    return {};
+}
+
+Expected<void> CommitBuffer::flush()
+{
+    std::unique_lock order(m_commitOrder);
+    StoreBatch batch = takeBatch();
+    if (batch.isEmpty())
+        return {};
+    auto result = m_store->commit(batch);
+    if (!result)
+        m_unwritten = std::move(batch);
+    order.unlock();
+    committed(result);
+    return result;
+}
+
+void CommitBuffer::flushArmed()
+{
+    std::unique_lock<std::mutex> order;
+    StoreBatch batch;
+    {
+        const StateLock lock(m_signals.lock());
+        if (m_store->instanceLeases()) {
+            (void)flush();
+            return;
+        }
+        order = std::unique_lock(m_commitOrder);
+        batch = takeBatch();
+    }
+    if (batch.isEmpty())
+        return;
+    auto result = m_store->commit(batch);
+    if (!result)
+        m_unwritten = std::move(batch);
+    order.unlock();
+    const StateLock lock(m_signals.lock());
+    committed(result);
 }
 
 } // namespace EventDesk

@@ -8,6 +8,7 @@
 #include <QTimer>
 
 #include <functional>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,15 @@ class StoreHealth;
 // together a few milliseconds after the first one. Losing them in a crash only re-delivers,
 // which at-least-once allows. A commit that fails keeps everything buffered and is tried again
 // a second later: nothing accepted is lost.
+//
+// The commit armed by schedule() takes the buffered changes under the state lock and writes them
+// without it, so lanes finish requests and the engine thread reads publishes meanwhile; on a
+// local store the writer is shared with publishes, and a group commit used to wait for a
+// publish's insert (up to a few ms for a 1 MB request) with every lane blocked behind it
+// (bench/RESULTS.md, "The group commit without the state lock"). Commits reach the store in the
+// order their changes were taken (m_commitOrder), and the changes of a failed one go before
+// anything buffered since. On a shared store (InstanceLeases) the commit stays under the lock:
+// the deliveries it finds owned by another instance are handed on before any lane acts again.
 class CommitBuffer
 {
 public:
@@ -44,6 +54,8 @@ public:
     void schedule();
     // Commits now (engine thread, under the lock).
     Expected<void> flush();
+    // The armed commit: engine thread, without the lock (takes it to collect the changes).
+    void flushArmed();
     // Shutdown: the timer is stopped; flush() commits what is left.
     void stop();
     // A shared store (InstanceLeases): after each commit, the deliveries it did not change because
@@ -54,11 +66,21 @@ public:
     }
 
 private:
+    // Under the state lock and m_commitOrder: the changes to commit next, those of a failed
+    // commit first.
+    StoreBatch takeBatch();
+    // Under the state lock, after a commit.
+    void committed(const Expected<void> &result);
+
     DeliveryStore *m_store;
     StoreHealth &m_health;
     EngineSignals &m_signals;
     int m_flushIntervalMs;
     StoreBatch m_batch;
+    // Held from taking a batch until the store has answered; taken after the state lock, never
+    // before it.
+    std::mutex m_commitOrder;
+    StoreBatch m_unwritten; // a failed commit's changes, under m_commitOrder
     std::vector<std::pair<DroppedEntry, qint64>> m_drops; // entry, event seq
     std::function<void(const QList<qint64> &deliveryIds)> m_lost;
     QTimer m_timer; // fires a few ms after a change: not a scheduling decision

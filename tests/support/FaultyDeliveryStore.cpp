@@ -57,8 +57,21 @@ Expected<void> FaultyDeliveryStore::insertPublished(const QList<StoredEvent> &ev
     return m_inner->insertPublished(events, deliveries);
 }
 
+void FaultyDeliveryStore::setBeforeCommit(std::function<void()> hook)
+{
+    const std::lock_guard lock(m_mutex);
+    m_beforeCommit = std::move(hook);
+}
+
 Expected<void> FaultyDeliveryStore::commit(const StoreBatch &batch)
 {
+    std::function<void()> beforeCommit;
+    {
+        const std::lock_guard lock(m_mutex);
+        beforeCommit = m_beforeCommit;
+    }
+    if (beforeCommit)
+        beforeCommit();
     if (auto failure = enter(Operation::Commit))
         return *failure;
     return m_inner->commit(batch);

@@ -7,6 +7,7 @@
 #include <QHash>
 #include <QString>
 
+#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -44,6 +45,8 @@ public:
                   const QString &message = QStringLiteral("the store is unavailable"));
     int calls(Operation operation) const;
     QThread *lastThread(Operation operation) const;
+    // Runs at the start of each commit(), on the committing thread.
+    void setBeforeCommit(std::function<void()> hook);
 
     Expected<MaxIds> maxIds() override;
     Expected<void> insertPublished(const QList<StoredEvent> &events,
@@ -73,6 +76,7 @@ private:
     QHash<Operation, QString> m_messages;
     QHash<Operation, int> m_calls;
     QHash<Operation, QThread *> m_threads;
+    std::function<void()> m_beforeCommit;
 };
 
 } // namespace EventDesk::Testing

@@ -2,12 +2,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // CommitBuffer: the group commit of the state changes that follow a delivery. Buffered changes
 // reach the store together, in one commit; a commit that fails keeps them for the next try
-// (SPEC D1: nothing accepted is lost); drop records learn their event id from the store.
+// (SPEC D1: nothing accepted is lost); drop records learn their event id from the store. The
+// armed commit writes without the state lock, in the order its changes were taken.
 
 #include "EngineUnitsFixture.h"
 
 #include <QSignalSpy>
 #include <QtTest>
+
+#include <chrono>
+#include <future>
 
 using namespace Qt::StringLiterals;
 using namespace EventDesk;
@@ -25,6 +29,8 @@ private Q_SLOTS:
     void schedule_commitsShortlyAfterTheFirstChange();
     void d1_failedCommitKeepsChangesForTheNextTry();
     void d1_failedCommitIsTriedAgainOnItsOwn();
+    void armedCommitWritesWithoutTheStateLock();
+    void d1_changesOfAFailedCommitGoBeforeLaterOnes();
     void l1_dropRecordTakesItsEventIdFromTheStore();
 };
 
@@ -165,6 +171,63 @@ void tst_CommitBuffer::d1_failedCommitIsTriedAgainOnItsOwn()
     // The buffer arms its own retry (a second of real time): no caller has to flush again.
     QTRY_COMPARE_WITH_TIMEOUT(f.store.calls(Operation::Commit), 2, 10'000);
     QVERIFY(!f.storedDelivery(delivery.id).has_value());
+}
+
+void tst_CommitBuffer::armedCommitWritesWithoutTheStateLock()
+{
+    // A lane that finishes a request while the group commit writes is not held up by the store:
+    // another thread takes the state lock while the store is committing.
+    EngineUnitsFixture f;
+    Subscription &subscription = f.addSubscription(EngineUnitsFixture::webhook(u"sub-one"_s));
+    Delivery &delivery = f.addDelivery(subscription, u"e0"_s);
+    std::future<void> lane; // outlives the commit: waiting for it inside would deadlock if locked
+    bool laneTookTheLock = false;
+    f.store.setBeforeCommit([&] {
+        lane = std::async(std::launch::async, [&] { const StateLock lock(f.state.lock); });
+        laneTookTheLock = lane.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+    });
+    {
+        const StateLock lock(f.state.lock);
+        f.commits.finished(
+            FinishedDelivery {delivery.id, delivery.eventSeq, DeliveryState::Delivered});
+        f.commits.schedule();
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(f.store.calls(Operation::Commit), 1, 10'000);
+    lane.wait();
+    QVERIFY(laneTookTheLock);
+    QVERIFY(!f.storedDelivery(delivery.id).has_value());
+}
+
+void tst_CommitBuffer::d1_changesOfAFailedCommitGoBeforeLaterOnes()
+{
+    // The armed commit fails after its changes left the buffer; they go back in front of what
+    // was buffered since, so that a later change of the same delivery is the one that stays.
+    EngineUnitsFixture f;
+    Subscription &subscription = f.addSubscription(EngineUnitsFixture::webhook(u"sub-one"_s));
+    Delivery &delivery = f.addDelivery(subscription, u"e0"_s);
+    DeliveryRecord first = delivery.record(subscription);
+    first.attempts = 1;
+    first.lastHttpStatus = 503;
+    f.store.failNext(Operation::Commit);
+    {
+        const StateLock lock(f.state.lock);
+        f.commits.update(first);
+        f.commits.schedule();
+    }
+    QTRY_COMPARE(f.store.calls(Operation::Commit), 1);
+    QCOMPARE(f.storedDelivery(delivery.id)->attempts, 0);
+
+    DeliveryRecord second = first;
+    second.attempts = 2;
+    second.lastHttpStatus = 500;
+    {
+        const StateLock lock(f.state.lock);
+        f.commits.update(second);
+    }
+    QVERIFY(f.flush().hasValue());
+    QCOMPARE(f.store.calls(Operation::Commit), 2); // both changes in one commit
+    QCOMPARE(f.storedDelivery(delivery.id)->attempts, 2);
+    QCOMPARE(f.storedDelivery(delivery.id)->lastHttpStatus, 500);
 }
 
 void tst_CommitBuffer::l1_dropRecordTakesItsEventIdFromTheStore()
