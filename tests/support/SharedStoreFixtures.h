@@ -45,6 +45,38 @@ inline EventSubscription unreachableWebhook(const QString &name)
     return subscription;
 }
 
+// Rows of topic "orders" as a publish stores them: event seq has the id "order-<seq>" and an empty
+// object as its body, and delivery id carries event id (seq = id) to a subscription, due at
+// firstDueMs + id.
+struct OrdersRows
+{
+    qint64 publishMs = 0;
+    qint64 firstDueMs = 0;
+
+    StoredEvent event(qint64 seq) const
+    {
+        StoredEvent event;
+        event.seq = seq;
+        event.topic = QStringLiteral("orders");
+        event.id = QStringLiteral("order-%1").arg(seq);
+        event.publishMs = publishMs;
+        event.body = "{}";
+        return event;
+    }
+
+    DeliveryRecord delivery(qint64 id, const QString &subscription) const
+    {
+        DeliveryRecord record;
+        record.id = id;
+        record.eventSeq = id;
+        record.topic = QStringLiteral("orders");
+        record.subscription = subscription;
+        record.dueMs = firstDueMs + id;
+        record.publishMs = publishMs;
+        return record;
+    }
+};
+
 // Topic "orders" with the subscriptions "billing" and "audit".
 inline QList<Topic> ordersTopics()
 {

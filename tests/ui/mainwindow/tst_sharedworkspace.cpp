@@ -9,8 +9,8 @@
 // saved there as PNG files.
 
 #include "PostgresServer.h"
-#include "SharedStoreFixtures.h"
 #include "SecretScan.h"
+#include "SharedStoreFixtures.h"
 #include "dashboard/DashboardView.h"
 #include "dashboard/InstancesView.h"
 #include "deadletters/DeadLetterBrowser.h"
@@ -50,8 +50,8 @@
 using namespace Qt::StringLiterals;
 using namespace EventDesk;
 using namespace EventDesk::Ui;
-using EventDesk::Testing::PostgresServer;
 using EventDesk::Testing::ordersTopics;
+using EventDesk::Testing::PostgresServer;
 using EventDesk::Testing::unreachableWebhook;
 
 namespace {
@@ -70,28 +70,8 @@ InstanceStatus instance(qint64 id, qint64 leaseMs, qint64 heartbeatAgeMs)
     return status;
 }
 
-StoredEvent storedEvent(qint64 seq)
-{
-    StoredEvent event;
-    event.seq = seq;
-    event.topic = u"orders"_s;
-    event.id = u"order-%1"_s.arg(seq);
-    event.publishMs = 1'764'230'400'000;
-    event.body = "{}";
-    return event;
-}
-
-DeliveryRecord delivery(qint64 id, const QString &subscription)
-{
-    DeliveryRecord record;
-    record.id = id;
-    record.eventSeq = id;
-    record.topic = u"orders"_s;
-    record.subscription = subscription;
-    record.dueMs = 1'764'230'460'000 + id;
-    record.publishMs = 1'764'230'400'000;
-    return record;
-}
+// Published at 2025-11-27 08:00 UTC, due a minute later.
+constexpr EventDesk::Testing::OrdersRows Rows {1'764'230'400'000, 1'764'230'460'000};
 
 AttemptLogEntry attempt(qint64 seq, const QString &subscription, DeliveryOutcome outcome,
                         int status)
@@ -419,13 +399,13 @@ void SharedWorkspaceTest::windowOnASharedStore()
     QList<StoredEvent> events;
     QList<DeliveryRecord> billing;
     for (qint64 seq = 1; seq <= 6; ++seq) {
-        events << storedEvent(seq);
-        billing << delivery(seq, u"billing"_s);
+        events << Rows.event(seq);
+        billing << Rows.delivery(seq, u"billing"_s);
     }
     QVERIFY(first.insertPublished(events, billing).hasValue());
     QVERIFY(second
-                .insertPublished({storedEvent(7), storedEvent(8)},
-                                 {delivery(7, u"audit"_s), delivery(8, u"audit"_s)})
+                .insertPublished({Rows.event(7), Rows.event(8)},
+                                 {Rows.delivery(7, u"audit"_s), Rows.delivery(8, u"audit"_s)})
                 .hasValue());
     StoreBatch firstBatch;
     firstBatch.attempts = {attempt(1, u"billing"_s, DeliveryOutcome::Delivered, 200),

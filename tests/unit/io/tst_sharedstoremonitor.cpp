@@ -19,8 +19,8 @@
 
 using namespace Qt::StringLiterals;
 using namespace EventDesk;
-using EventDesk::Testing::PostgresServer;
 using EventDesk::Testing::ordersTopics;
+using EventDesk::Testing::PostgresServer;
 using EventDesk::Testing::unreachableWebhook;
 
 namespace {
@@ -28,28 +28,7 @@ namespace {
 // The monitor's own timer never fires during a test: it polls when the test says so.
 constexpr int Never = 24 * 3600 * 1000;
 
-StoredEvent storedEvent(qint64 seq)
-{
-    StoredEvent event;
-    event.seq = seq;
-    event.topic = u"orders"_s;
-    event.id = u"e-%1"_s.arg(seq);
-    event.publishMs = 1000;
-    event.body = "{}";
-    return event;
-}
-
-DeliveryRecord delivery(qint64 id, const QString &subscription)
-{
-    DeliveryRecord record;
-    record.id = id;
-    record.eventSeq = id;
-    record.topic = u"orders"_s;
-    record.subscription = subscription;
-    record.dueMs = 5000 + id;
-    record.publishMs = 1000;
-    return record;
-}
+constexpr EventDesk::Testing::OrdersRows Rows {1000, 5000};
 
 AttemptLogEntry attempt(const QString &subscription, const QStringList &eventIds,
                         DeliveryOutcome outcome, int httpStatus)
@@ -112,16 +91,16 @@ void SharedStoreMonitorTest::snapshotsOfASharedStore()
     // Before the monitor starts: billing has three deliveries (one of them in flight), audit one;
     // an attempt logged then is history, not counted.
     QVERIFY(first
-                .insertPublished({storedEvent(1), storedEvent(2), storedEvent(3)},
-                                 {delivery(1, u"billing"_s), delivery(2, u"billing"_s),
-                                  delivery(3, u"billing"_s)})
+                .insertPublished({Rows.event(1), Rows.event(2), Rows.event(3)},
+                                 {Rows.delivery(1, u"billing"_s), Rows.delivery(2, u"billing"_s),
+                                  Rows.delivery(3, u"billing"_s)})
                 .hasValue());
-    QVERIFY(second.insertPublished({storedEvent(4)}, {delivery(4, u"audit"_s)}).hasValue());
+    QVERIFY(second.insertPublished({Rows.event(4)}, {Rows.delivery(4, u"audit"_s)}).hasValue());
     StoreBatch before;
-    DeliveryRecord inFlight = delivery(1, u"billing"_s);
+    DeliveryRecord inFlight = Rows.delivery(1, u"billing"_s);
     inFlight.state = DeliveryState::InFlight;
     before.updates = {inFlight};
-    before.attempts = {attempt(u"billing"_s, {u"e-1"_s}, DeliveryOutcome::Busy, 503)};
+    before.attempts = {attempt(u"billing"_s, {u"order-1"_s}, DeliveryOutcome::Busy, 503)};
     QVERIFY(first.commit(before).hasValue());
 
     StoreMonitor monitor;
@@ -166,7 +145,7 @@ void SharedStoreMonitorTest::snapshotsOfASharedStore()
     afterFirst.finished = {FinishedDelivery {1, 1, DeliveryState::Delivered},
                            FinishedDelivery {2, 2, DeliveryState::Delivered}};
     afterFirst.attempts
-        = {attempt(u"billing"_s, {u"e-1"_s, u"e-2"_s}, DeliveryOutcome::Delivered, 200)};
+        = {attempt(u"billing"_s, {u"order-1"_s, u"order-2"_s}, DeliveryOutcome::Delivered, 200)};
     ProbationRecord probation;
     probation.topic = u"orders"_s;
     probation.subscription = u"billing"_s;
@@ -181,11 +160,11 @@ void SharedStoreMonitorTest::snapshotsOfASharedStore()
     DeadLetterEntry deadLetter;
     deadLetter.topic = u"orders"_s;
     deadLetter.subscription = u"audit"_s;
-    deadLetter.eventId = u"e-4"_s;
+    deadLetter.eventId = u"order-4"_s;
     deadLetter.reason = DeadLetterReason::MaxDeliveryAttemptsExceeded;
     deadLetter.record = "{}";
     afterSecond.deadLetters = {deadLetter};
-    afterSecond.attempts = {attempt(u"audit"_s, {u"e-4"_s}, DeliveryOutcome::NotFound, 404)};
+    afterSecond.attempts = {attempt(u"audit"_s, {u"order-4"_s}, DeliveryOutcome::NotFound, 404)};
     QVERIFY(second.commit(afterSecond).hasValue());
 
     monitor.poll();
