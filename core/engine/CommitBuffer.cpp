@@ -90,6 +90,14 @@ StoreBatch CommitBuffer::takeBatch()
     return batch;
 }
 
+Expected<void> CommitBuffer::write(StoreBatch &&batch)
+{
+    auto result = m_store->commit(batch);
+    if (!result)
+        m_unwritten = std::move(batch);
+    return result;
+}
+
 void CommitBuffer::committed(const Expected<void> &result)
 {
     if (!result) {
@@ -115,9 +123,7 @@ Expected<void> CommitBuffer::flush()
     StoreBatch batch = takeBatch();
     if (batch.isEmpty())
         return {};
-    auto result = m_store->commit(batch);
-    if (!result)
-        m_unwritten = std::move(batch);
+    auto result = write(std::move(batch));
     order.unlock();
     committed(result);
     return result;
@@ -138,9 +144,7 @@ void CommitBuffer::flushArmed()
     }
     if (batch.isEmpty())
         return;
-    auto result = m_store->commit(batch);
-    if (!result)
-        m_unwritten = std::move(batch);
+    const auto result = write(std::move(batch));
     order.unlock();
     const StateLock lock(m_signals.lock());
     committed(result);

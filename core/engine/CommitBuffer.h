@@ -69,6 +69,9 @@ private:
     // Under the state lock and m_commitOrder: the changes to commit next, those of a failed
     // commit first.
     StoreBatch takeBatch();
+    // Under m_commitOrder, with or without the state lock: commits the batch; a failed one's
+    // changes are kept in m_unwritten for the next commit.
+    Expected<void> write(StoreBatch &&batch);
     // Under the state lock, after a commit.
     void committed(const Expected<void> &result);
 
