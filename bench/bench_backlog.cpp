@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 
     EventDesk::EngineHost::Config config;
     config.workspaceDirectory = workspace;
-    config.listenPort = 0;
+    config.listen.port = 0;
     const double rssBefore = Bench::residentMb();
     double firstStart = 0;
     double restart = 0;

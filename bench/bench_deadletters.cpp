@@ -40,7 +40,7 @@ int main(int argc, char **argv)
     EventDesk::EngineHost host;
     EventDesk::EngineHost::Config config;
     config.workspaceDirectory = workspace;
-    config.listenPort = 0;
+    config.listen.port = 0;
     if (const QString error = Bench::startHost(host, config); !error.isEmpty()) {
         Bench::result(u"4 dead-letter browser"_s, u"error: "_s + error, u"-"_s, u"-"_s, u"-"_s, false);
         return 1;

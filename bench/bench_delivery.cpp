@@ -72,7 +72,7 @@ double engineRate(const QList<Bench::SubscriptionSpec> &subscriptions, qint64 ev
     EventDesk::EngineHost host;
     EventDesk::EngineHost::Config config;
     config.workspaceDirectory = workspace;
-    config.listenPort = 0;
+    config.listen.port = 0;
     config.jitter = false;
     config.snapshotIntervalMs = 20;
     if (const QString failed = Bench::startHost(host, config); !failed.isEmpty()) {

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     const QString workspace = directory.filePath(u"workspace"_s);
     Bench::writeWorkspace(workspace, {{u"sub0"_s, u"http://127.0.0.1:%1/"_s.arg(port)}});
     EventDesk::Ui::MainWindow::Options options;
-    options.listenPort = 0;
+    options.listen.port = 0;
     EventDesk::Ui::MainWindow window(options);
     window.resize(1400, 900);
     window.show();

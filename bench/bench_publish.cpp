@@ -144,7 +144,7 @@ double engineRate(const QUrl &receiver, qint64 events, Client client, QString *e
     EventDesk::EngineHost host;
     EventDesk::EngineHost::Config config;
     config.workspaceDirectory = workspace;
-    config.listenPort = 0;
+    config.listen.port = 0;
     config.jitter = false;
     config.snapshotIntervalMs = 20;
     if (const QString failed = Bench::startHost(host, config); !failed.isEmpty()) {

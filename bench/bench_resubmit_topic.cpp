@@ -56,7 +56,7 @@ int main(int argc, char **argv)
     EventDesk::EngineHost host;
     EventDesk::EngineHost::Config config;
     config.workspaceDirectory = workspace;
-    config.listenPort = 0;
+    config.listen.port = 0;
     if (const QString error = Bench::startHost(host, config); !error.isEmpty())
         return fail(error);
 

@@ -3,6 +3,8 @@
 // eventdesk: the desktop app.
 
 #include "common/Appearance.h"
+#include "host/ListenAddress.h"
+#include "io/WorkspaceFolder.h"
 #include "mainwindow/MainWindow.h"
 #include "store/DeliveryStoreReaders.h"
 
@@ -12,7 +14,6 @@
 #include <QIcon>
 #include <QSettings>
 #include <QStyleHints>
-#include <QUrl>
 
 #include <cstdio>
 
@@ -50,13 +51,12 @@ int main(int argc, char *argv[])
     parser.process(app);
 
     Ui::MainWindow::Options options;
-    const QUrl listen(u"http://"_s + parser.value(listenOption));
-    if (!listen.isValid() || listen.host().isEmpty() || listen.port(-1) < 0) {
-        std::fprintf(stderr, "eventdesk: --listen: expected HOST:PORT (got '%s')\n", qPrintable(parser.value(listenOption)));
+    const auto listen = ListenAddress::parse(parser.value(listenOption));
+    if (!listen) {
+        std::fprintf(stderr, "eventdesk: --listen: %s\n", qPrintable(listen.error()));
         return 2;
     }
-    options.listenHost = listen.host();
-    options.listenPort = quint16(listen.port());
+    options.listen = listen.value();
     options.listenFromCommandLine = parser.isSet(listenOption);
     bool scaleOk = false;
     options.timeScale = parser.value(timeScaleOption).toDouble(&scaleOk);
@@ -90,7 +90,7 @@ int main(int argc, char *argv[])
     if (workspace.isEmpty()) {
         workspace = QSettings().value(u"workspace/last"_s).toString();
         if (workspace.isEmpty() || (!isPostgresLocation(workspace) && !QDir(workspace).exists()))
-            workspace = Ui::MainWindow::defaultWorkspaceDirectory();
+            workspace = WorkspaceFolder::defaultDirectory();
     }
 
     Ui::MainWindow window(options);

@@ -47,11 +47,18 @@ QString EngineHost::storeLocation() const
     return WorkspaceFolder::storeFile(QDir(m_config.workspaceDirectory).absolutePath());
 }
 
-void EngineHost::start(const Config &config)
+void EngineHost::start(Config config, const std::function<void(const Workspace &workspace)> &opened)
 {
     stop();
     m_owner.reset();
+    auto workspace = EngineWorker::openWorkspaceFolder(config);
     m_config = config;
+    if (!workspace) {
+        Q_EMIT started(false, workspace.error(), QString());
+        return;
+    }
+    if (opened)
+        opened(workspace.value());
     m_starting = true;
     m_thread.start();
     m_worker = new EngineWorker;

@@ -43,10 +43,13 @@ public:
     explicit EngineHost(QObject *parent = nullptr);
     ~EngineHost() override;
 
-    // Takes the workspace's lock, then opens the workspace (creating it with the demo content
-    // when missing), the store and the endpoint. Emits started() when done (ok or not); when
-    // another engine owns the workspace, owner() names it.
-    void start(const Config &config);
+    // Opens the workspace folder (creating it with the demo content when missing,
+    // EngineWorker::openWorkspaceFolder()) and hands its configuration to opened, here and now,
+    // before the engine thread takes the workspace's lock, opens the store and the endpoint and
+    // starts the engine: the app loads the secrets the workspace needs meanwhile. Emits started()
+    // when done (ok or not; at once when the folder cannot be opened); when another engine owns
+    // the workspace, owner() names it.
+    void start(Config config, const std::function<void(const Workspace &workspace)> &opened = {});
     // Blocks until the engine thread has shut down cleanly (all state committed, the workspace
     // released), or the monitor has stopped.
     void stop();

@@ -9,14 +9,18 @@
 #include "../io/DeadLetterSink.h"
 #include "../io/ProvisioningFile.h"
 #include "../io/SecretCache.h"
+#include "../io/SharedWorkspace.h"
 #include "../io/TopicEndpoint.h"
 #include "../io/WorkspaceFolder.h"
 #include "../store/DeliveryStores.h"
+#include "../store/StoreLocation.h"
+#include "SharedConfigurationWatcher.h"
 
 #include <QDir>
 #include <QFile>
 #include <QHostAddress>
 #include <QNetworkAccessManager>
+#include <QPointer>
 #include <QTimer>
 
 using namespace Qt::StringLiterals;
@@ -38,52 +42,85 @@ EngineWorker::StartResult EngineWorker::start(const Settings &settings)
     return result;
 }
 
-EngineWorker::StartResult EngineWorker::open(const Settings &settings)
+Expected<Workspace> EngineWorker::openWorkspaceFolder(Settings &settings)
+{
+    settings.workspaceDirectory = QDir(settings.workspaceDirectory).absolutePath();
+    if (settings.listen.port == 0)
+        settings.listen.port = TopicEndpoint::findFreePort(settings.listen.address());
+    return WorkspaceFolder::openOrCreate(settings.workspaceDirectory, settings.listen.url());
+}
+
+EngineWorker::StartResult EngineWorker::open(Settings settings)
 {
     StartResult result;
+    const auto fail = [&result](StartResult::Failure failure, const QString &error) {
+        result.failure = failure;
+        result.error = error;
+        return result;
+    };
     const QString directory = QDir(settings.workspaceDirectory).absolutePath();
     // One owner per workspace: before the store hands the engine its unfinished deliveries.
     m_lock = std::make_unique<WorkspaceLock>(directory);
     if (auto taken = m_lock->acquire(); !taken) {
-        result.error = taken.error();
         result.owner = m_lock->owner();
-        return result;
+        return fail(result.owner ? StartResult::Failure::WorkspaceInUse
+                                 : StartResult::Failure::Other,
+                    taken.error());
     }
-    const QString &listenHost = settings.listenHost;
-    const QString urlHost = listenHost.contains(u':') ? u'[' + listenHost + u']' : listenHost;
-    QHostAddress address;
-    if (listenHost.compare(u"localhost"_s, Qt::CaseInsensitive) == 0)
-        address = QHostAddress::LocalHost;
-    else
-        address.setAddress(listenHost);
-    quint16 listenPort = settings.listenPort;
-    if (listenPort == 0)
-        listenPort = TopicEndpoint::findFreePort(address);
-    auto workspace
-        = WorkspaceFolder::openOrCreate(directory, u"http://%1:%2"_s.arg(urlHost).arg(listenPort));
-    if (!workspace) {
-        result.error = workspace.error();
-        return result;
-    }
+    auto workspace = openWorkspaceFolder(settings);
+    if (!workspace)
+        return fail(StartResult::Failure::Other, workspace.error());
+    m_workspace = std::move(workspace).value();
+    const ListenAddress &listen = settings.listen;
     auto store = openDeliveryStore(settings.storeLocation, WorkspaceFolder::storeFile(directory));
-    if (!store) {
-        result.error = store.error();
-        return result;
-    }
+    if (!store)
+        return fail(StartResult::Failure::Other, store.error());
     m_store = std::move(store).value();
-    if (settings.timeScale == 1.0)
-        m_clock = std::make_unique<SystemClock>();
-    else
-        m_clock = std::make_unique<ScaledClock>(settings.timeScale);
+
+    m_secrets = settings.secrets;
+    if (!m_secrets && settings.headlessSecrets) {
+        auto secrets = HeadlessSecrets::open(directory, m_workspace, *settings.headlessSecrets,
+                                             settings.secretsFile);
+        if (!secrets)
+            return fail(StartResult::Failure::Other, secrets.error());
+        m_headlessSecrets = std::move(secrets).value();
+        m_secrets = m_headlessSecrets->cache();
+    }
+    // A shared store: its topics and subscriptions, not workspace.json's (README "Several
+    // instances on one store"); their secrets are loaded as those of the file were.
+    SharedConfiguration *sharedConfiguration = m_store->sharedConfiguration();
+    qint64 configurationRevision = 0;
+    if (sharedConfiguration) {
+        auto adopted = SharedWorkspace::adopt(*sharedConfiguration, m_workspace);
+        if (!adopted)
+            return fail(StartResult::Failure::Other,
+                        u"cannot read the shared configuration: %1"_s.arg(adopted.error()));
+        configurationRevision = adopted->revision;
+        if (!adopted->imported) {
+            if (auto prepared
+                = WorkspaceFolder::prepareDeadLetterContainers(directory, m_workspace);
+                !prepared)
+                return fail(StartResult::Failure::Other, prepared.error());
+            reloadSecrets(m_workspace);
+        }
+    }
+
+    m_clock = settings.timeScale == 1.0 ? std::unique_ptr<Clock>(std::make_unique<SystemClock>())
+                                        : std::make_unique<ScaledClock>(settings.timeScale);
     EngineOptions options;
     options.jitter = settings.jitter;
-    // Same rule as eventdeskd: D6 scales with engine time but never below 5 s of real time.
+    options.jitterSeed = settings.jitterSeed;
+    // --time-scale: the D6 response timeout scales with engine time, but never below 5 s of real
+    // time, so a healthy local receiver does not look TimedOut at high scales; the late-success
+    // window keeps its 6x ratio to the timeout.
     options.responseTimeoutMs = std::max<qint64>(30'000, qint64(5'000 * settings.timeScale));
     options.abortAfterMs = 6 * options.responseTimeoutMs;
+    options.instanceLeaseMs = settings.instanceLeaseMs;
     m_network = std::make_unique<QNetworkAccessManager>();
+    // SPEC L5: the local container folder or an Azure Blob Storage container, per subscription.
     m_folderSink
         = std::make_unique<FolderDeadLetterSink>(WorkspaceFolder::deadLetterRoot(directory));
-    const std::shared_ptr<SecretCache> secrets = settings.secrets;
+    const std::shared_ptr<SecretCache> secrets = m_secrets;
     m_azureBlobSink = std::make_unique<AzureBlobDeadLetterSink>(
         m_network.get(), [secrets](const QString &account) -> Expected<QString> {
             if (!secrets)
@@ -95,6 +132,7 @@ EngineWorker::StartResult EngineWorker::open(const Settings &settings)
     m_engine = std::make_unique<Engine>(m_clock.get(), m_network.get(), m_store.get(), m_sink.get(),
                                         options);
     m_engine->setDeliveryLanes(Engine::recommendedDeliveryLanes());
+    // Endpoint validation state, so a validated webhook is not validated again at each start.
     m_provisioning = std::make_unique<ProvisioningFile>(ProvisioningFile::defaultPath(directory));
     m_engine->setProvisioningStore(m_provisioning.get());
     if (secrets) {
@@ -122,17 +160,19 @@ EngineWorker::StartResult EngineWorker::open(const Settings &settings)
     m_endpoint = std::make_unique<TopicEndpoint>(m_engine.get(), [secrets](const QString &topic) {
         return secrets ? secrets->topicAccessKey(topic) : QString();
     });
+    m_endpoint->setConnectionLimits(settings.connectionLimits);
     m_endpoint->setKeyWait([secrets](const QString &topic) {
         if (!secrets || !secrets->isTopicKeyPending(topic))
             return QString();
         return u"The access key of topic '%1' has not come from the system keychain yet "
                u"(unlock the keyring or answer its prompt). Try again shortly."_s.arg(topic);
     });
-    auto port = m_endpoint->listen(address, listenPort);
+    const QHostAddress address = listen.address();
+    auto port = m_endpoint->listen(address, listen.port);
     if (!port && settings.busyPort == Settings::BusyPort::NextFree) {
         const QString refused = port.error();
         QList<quint16> candidates;
-        for (int next = listenPort + 1; next <= std::min(65535, listenPort + NextPortsTried);
+        for (int next = listen.port + 1; next <= std::min(65535, listen.port + NextPortsTried);
              ++next)
             candidates.append(quint16(next));
         candidates.append(0); // any free port
@@ -149,34 +189,97 @@ EngineWorker::StartResult EngineWorker::open(const Settings &settings)
             port = Error(refused);
         }
     }
-    if (!port) {
-        result.error = port.error();
-        return result;
-    }
-    const quint16 receiverPort = settings.receiverPort ? settings.receiverPort : listenPort;
-    if (port.value() != receiverPort) {
+    if (!port)
+        return fail(StartResult::Failure::ListenPort, port.error());
+    const quint16 receiverPort = settings.receiverPort ? settings.receiverPort : listen.port;
+    if (port.value() != receiverPort)
         m_engine->setReceiverAlias(
-            ReceiverAlias {QUrl(u"http://%1:%2"_s.arg(urlHost).arg(receiverPort)),
-                           QUrl(u"http://%1:%2"_s.arg(urlHost).arg(port.value()))});
-    }
-    if (auto started = m_engine->start(workspace.value()); !started) {
-        result.error = started.error();
-        return result;
-    }
+            ReceiverAlias {QUrl(listen.url(receiverPort)), QUrl(listen.url(port.value()))});
+    if (auto started = m_engine->start(m_workspace); !started)
+        return fail(StartResult::Failure::Other,
+                    u"cannot start the engine: %1"_s.arg(started.error()));
     m_directory = directory;
-    result.listenUrl = u"http://%1:%2"_s.arg(urlHost).arg(port.value());
-    result.workspace = workspace.value();
+    result.listenUrl = listen.url(port.value());
+    result.workspace = m_workspace;
 
-    connect(m_engine.get(), &Engine::attemptLogged, this,
-            [this](const AttemptLogEntry &entry) { m_attempts.append(entry); });
+    if (!listen.isLoopback())
+        qCWarning(lcEndpoint) << "listening on a non-loopback address: the topic endpoint is "
+                                 "reachable from other machines";
+    qCInfo(lcEndpoint) << "workspace" << directory << "time scale" << settings.timeScale;
+    if (const qint64 instance = m_engine->instanceId(); instance > 0)
+        qCInfo(lcEndpoint) << "instance" << instance << "of the shared store, lease"
+                           << options.instanceLeaseMs << "ms";
+    qCInfo(lcEndpoint).noquote() << "requests must name this endpoint in Host:"
+                                 << m_endpoint->acceptedHosts();
+    const HttpConnectionLimits &limits = settings.connectionLimits;
+    qCInfo(lcEndpoint) << "at most" << limits.maxConnections << "connections; timeouts (ms): header"
+                       << limits.headerTimeoutMs << "body" << limits.bodyTimeoutMs << "idle"
+                       << limits.idleTimeoutMs;
+
     connect(m_engine.get(), &Engine::storeError, this, &EngineWorker::storeError);
-    m_snapshotTimer = std::make_unique<QTimer>();
-    m_snapshotTimer->setInterval(settings.snapshotIntervalMs);
-    connect(m_snapshotTimer.get(), &QTimer::timeout, this, &EngineWorker::emitSnapshot);
-    m_snapshotTimer->start();
-    connect(&m_endpoint->receivers(), &TestReceiverService::requestRecorded, this,
-            [this](const QString &, const ReceivedRequest &record) { recordReceived(record); });
+    if (sharedConfiguration)
+        followSharedConfiguration(configurationRevision, settings.storeLocation);
+    if (settings.snapshotIntervalMs > 0) {
+        connect(m_engine.get(), &Engine::attemptLogged, this,
+                [this](const AttemptLogEntry &entry) { m_attempts.append(entry); });
+        m_snapshotTimer = std::make_unique<QTimer>();
+        m_snapshotTimer->setInterval(settings.snapshotIntervalMs);
+        connect(m_snapshotTimer.get(), &QTimer::timeout, this, &EngineWorker::emitSnapshot);
+        m_snapshotTimer->start();
+        connect(&m_endpoint->receivers(), &TestReceiverService::requestRecorded, this,
+                [this](const QString &, const ReceivedRequest &record) { recordReceived(record); });
+    }
     return result;
+}
+
+void EngineWorker::reloadSecrets(const Workspace &workspace, std::function<void()> done)
+{
+    if (m_headlessSecrets) {
+        // eventdeskd: before anything of the new configuration is delivered.
+        m_headlessSecrets->reload(workspace);
+        if (done)
+            done();
+        return;
+    }
+    if (!m_secrets) {
+        if (done)
+            done();
+        return;
+    }
+    // The app's cache lives on the GUI thread; what needs a secret waits until it has answered.
+    QPointer<EngineWorker> self(this);
+    QMetaObject::invokeMethod(m_secrets.get(), [secrets = m_secrets, workspace, self, done] {
+        secrets->load(workspace, [self, done](const QList<SecretProblem> &) {
+            if (done)
+                QMetaObject::invokeMethod(self, [self, done] {
+                    if (self)
+                        done();
+                });
+        });
+    });
+}
+
+void EngineWorker::followSharedConfiguration(qint64 appliedRevision, const QString &storeLocation)
+{
+    m_configurationWatcher = std::make_unique<SharedConfigurationWatcher>(
+        m_store->sharedConfiguration(), appliedRevision, redactedStoreLocation(storeLocation),
+        [this](const SharedConfigurationSnapshot &snapshot,
+               std::function<void(const Expected<void> &)> done) {
+            const Workspace next = SharedWorkspace::withTopics(m_workspace, snapshot.topics);
+            if (auto prepared = WorkspaceFolder::prepareDeadLetterContainers(m_directory, next);
+                !prepared) {
+                done(Error(prepared.error()));
+                return;
+            }
+            // As at start: the new subscriptions' secrets are in the cache before they deliver.
+            reloadSecrets(next, [this, next, done] {
+                auto applied = m_engine->applyWorkspace(next);
+                if (applied)
+                    m_workspace = next;
+                done(applied);
+            });
+        });
+    m_configurationWatcher->start();
 }
 
 void EngineWorker::emitSnapshot()
@@ -212,6 +315,9 @@ void EngineWorker::recordReceived(const ReceivedRequest &record)
 
 void EngineWorker::shutdown()
 {
+    if (m_configurationWatcher)
+        m_configurationWatcher->stop();
+    m_configurationWatcher.reset();
     if (m_snapshotTimer)
         m_snapshotTimer->stop();
     m_snapshotTimer.reset();
@@ -226,6 +332,8 @@ void EngineWorker::shutdown()
     m_network.reset();
     m_clock.reset();
     m_store.reset(); // closes it
+    m_secrets.reset();
+    m_headlessSecrets.reset();
     m_lock.reset();
 }
 

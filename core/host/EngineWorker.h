@@ -4,10 +4,14 @@
 
 #include "../Expected.h"
 #include "../engine/EngineSnapshot.h"
+#include "../engine/EngineTypes.h"
+#include "../io/HttpMessage.h"
 #include "../io/TestReceiverService.h"
 #include "../io/WorkspaceLock.h"
 #include "../model/Workspace.h"
 #include "../store/DeliveryStore.h"
+#include "HeadlessSecrets.h"
+#include "ListenAddress.h"
 
 #include <QList>
 #include <QObject>
@@ -29,13 +33,15 @@ class Engine;
 class FolderDeadLetterSink;
 class ProvisioningFile;
 class SecretCache;
+class SharedConfigurationWatcher;
 class DeliveryStore;
 class TopicEndpoint;
 
-// Everything of an open workspace that lives on the engine thread: store, clock, access manager,
-// dead-letter sinks, engine and topic endpoint. Created on that thread (EngineHost), so its
-// timers and sockets belong to that thread's event loop. It reports through its signals only;
-// EngineHost carries them to the GUI thread.
+// The one place that wires a workspace's engine: workspace lock, store, clock, access manager,
+// dead-letter sinks, secrets, engine, topic endpoint and, on a shared store, the configuration
+// watcher. Both programs run a workspace through it: the desktop app on an engine thread of its
+// own (EngineHost carries its signals to the GUI thread), eventdeskd on its main thread. Created
+// on the thread it runs on, so its timers and sockets belong to that thread's event loop.
 class EngineWorker final : public QObject
 {
     Q_OBJECT
@@ -44,23 +50,30 @@ public:
     struct Settings
     {
         QString workspaceDirectory;
-        QString listenHost = QStringLiteral("127.0.0.1");
-        quint16 listenPort = 5170; // 0: any free port
-        // When listenPort cannot be bound (another EventDesk or an emulator has it): Fail ends
-        // start() with the error (eventdeskd's way); NextFree opens the workspace anyway on the
-        // first free port of the NextPortsTried above it, else on any free port, and sends
-        // webhooks addressed to the workspace's own receivers at the usual port there
-        // (ReceiverAlias). StartResult::busyPort says so.
+        ListenAddress listen; // port 0: any free port
+        // When listen.port cannot be bound (another EventDesk or an emulator has it): Fail ends
+        // start() with the error (eventdeskd's way: whoever runs a server chose its address);
+        // NextFree (the desktop app's) opens the workspace anyway on the first free port of the
+        // NextPortsTried above it, else on any free port, and sends webhooks addressed to the
+        // workspace's own receivers at the usual port there (ReceiverAlias).
+        // StartResult::busyPort says so.
         enum class BusyPort { Fail, NextFree };
         BusyPort busyPort = BusyPort::Fail;
-        // The port the workspace's webhooks name its own test receivers by (0: listenPort). When
+        // The port the workspace's webhooks name its own test receivers by (0: listen.port). When
         // the endpoint listens on another one, they are sent there (ReceiverAlias).
         quint16 receiverPort = 0;
+        // The topic endpoint's timeouts and connection cap.
+        HttpConnectionLimits connectionLimits;
         // Where the engine keeps its deliveries (DeliveryStores.h): empty for the workspace's own
         // SQLite store, or a postgresql:// URL.
         QString storeLocation;
         double timeScale = 1.0;
         bool jitter = true;
+        quint64 jitterSeed = 0; // 0: a random seed
+        // On a shared store: when the others take over this instance's deliveries (real time).
+        qint64 instanceLeaseMs = DefaultInstanceLeaseMs;
+        // How often snapshotReady() and attemptsLogged() report to the views; 0: never (nothing
+        // watches a headless engine, and its deliveries then cost nothing for views).
         int snapshotIntervalMs = 250;
         // EngineHost::monitor(): how often the read-only monitor reads the owner's store.
         int monitorIntervalMs = 1000;
@@ -68,15 +81,23 @@ public:
         // loading (SecretCache::load) while the engine starts: until it has answered, the
         // subscriptions that need a secret wait (Engine::setSecretsPending) and publishes to a
         // topic whose key is declared get 503; everything else runs at once. Reload it after
-        // applyWorkspace(). Null: no secrets.
+        // applyWorkspace(). Null: headlessSecrets says where they come from.
         std::shared_ptr<SecretCache> secrets;
+        // Without secrets: load them before the engine starts from the environment and this store
+        // (HeadlessSecrets, eventdeskd --secret-store); nullopt: no secrets at all.
+        std::optional<HeadlessSecrets::Store> headlessSecrets;
+        QString secretsFile; // HeadlessSecrets::Store::File: the file (empty: the default one)
     };
     static constexpr int NextPortsTried = 10;
     struct StartResult
     {
+        // What failed: the workspace is another engine's (owner names it), the endpoint's port
+        // could not be had, or anything else (error says what).
+        enum class Failure { None, WorkspaceInUse, ListenPort, Other };
+        Failure failure = Failure::None;
         QString error;
         QString listenUrl;
-        // BusyPort::NextFree took another port than settings.listenPort: why ("cannot listen on
+        // BusyPort::NextFree took another port than settings.listen.port: why ("cannot listen on
         // 127.0.0.1:5170: The bound address is already in use"). Empty otherwise.
         QString busyPort;
         Workspace workspace;
@@ -95,6 +116,11 @@ public:
 
     // The workspace folder, once started.
     const QString &directory() const { return m_directory; }
+    // Creates the workspace folder with the demo content when it has none yet (for the URL its
+    // demo subscription names, settings.listen.port 0 becomes a free port first), and reads its
+    // workspace.json. start() does the same; the app calls it first to load the secrets the
+    // workspace needs while the engine starts.
+    static Expected<Workspace> openWorkspaceFolder(Settings &settings);
     Engine &engine() { return *m_engine; }
     DeliveryStore &store() { return *m_store; }
     // Reads a dead letter's blob from its destination (the local container or Azure Storage).
@@ -111,12 +137,18 @@ Q_SIGNALS:
     void storeError(const QString &message);
 
 private:
-    StartResult open(const Settings &settings);
+    StartResult open(Settings settings);
+    // Secrets of the configuration that replaced the workspace's (a shared store's), loaded in
+    // the background; the subscriptions that need one wait (Engine::setSecretsPending).
+    void reloadSecrets(const Workspace &workspace, std::function<void()> done = {});
+    void followSharedConfiguration(qint64 appliedRevision, const QString &storeLocation);
     void emitSnapshot();
     void recordReceived(const ReceivedRequest &record);
 
     std::unique_ptr<WorkspaceLock> m_lock; // held from start() to the end of shutdown()
     std::unique_ptr<DeliveryStore> m_store;
+    std::unique_ptr<HeadlessSecrets> m_headlessSecrets;
+    std::shared_ptr<SecretCache> m_secrets;
     std::unique_ptr<Clock> m_clock;
     std::unique_ptr<QNetworkAccessManager> m_network;
     std::unique_ptr<FolderDeadLetterSink> m_folderSink;
@@ -125,7 +157,9 @@ private:
     std::unique_ptr<ProvisioningFile> m_provisioning; // outlives the engine that writes to it
     std::unique_ptr<Engine> m_engine;
     std::unique_ptr<TopicEndpoint> m_endpoint;
+    std::unique_ptr<SharedConfigurationWatcher> m_configurationWatcher;
     std::unique_ptr<QTimer> m_snapshotTimer;
+    Workspace m_workspace; // the configuration the engine runs
     QList<AttemptLogEntry> m_attempts;
     QList<ReceivedRequest> m_receivedRequests;
     qsizetype m_receivedBytes = 0;

@@ -12,10 +12,17 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
+#include <QStandardPaths>
 
 using namespace Qt::StringLiterals;
 
 namespace EventDesk {
+
+QString WorkspaceFolder::defaultDirectory()
+{
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation))
+        .filePath(u"EventDesk/workspaces/default"_s);
+}
 
 QString WorkspaceFolder::workspaceFile(const QString &directory)
 {

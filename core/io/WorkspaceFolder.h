@@ -14,6 +14,10 @@ namespace EventDesk {
 class WorkspaceFolder final
 {
 public:
+    // The default workspace in the user's application-data folder (both programs open it when no
+    // other is named; created with the demo content on first run).
+    static QString defaultDirectory();
+
     static QString workspaceFile(const QString &directory);
     static QString storeFile(const QString &directory);
     static QString deadLetterRoot(const QString &directory);

@@ -213,7 +213,7 @@ int main(int argc, char *argv[])
     writeWorkspace(workspace, port);
 
     Ui::MainWindow::Options options;
-    options.listenPort = port;
+    options.listen.port = port;
     options.timeScale = 10;
     options.jitter = false;
     Ui::MainWindow window(options);

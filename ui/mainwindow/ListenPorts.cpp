@@ -18,9 +18,8 @@ constexpr auto SettingsKey = "workspace/listenPorts"; // folder -> port
 
 } // namespace
 
-ListenPorts::ListenPorts(QString host, quint16 usualPort, bool fromCommandLine)
-    : m_host(std::move(host))
-    , m_usualPort(usualPort)
+ListenPorts::ListenPorts(ListenAddress usual, bool fromCommandLine)
+    : m_usual(std::move(usual))
     , m_fromCommandLine(fromCommandLine)
 {
 }
@@ -31,11 +30,11 @@ quint16 ListenPorts::portFor(const QString &directory) const
     if (const auto chosen = m_chosenThisRun.constFind(key); chosen != m_chosenThisRun.cend())
         return chosen.value();
     if (m_fromCommandLine)
-        return m_usualPort;
+        return m_usual.port;
     const QVariantMap chosen = QSettings().value(QLatin1StringView(SettingsKey)).toMap();
     bool ok = false;
     const uint port = chosen.value(key).toUInt(&ok);
-    return ok && port >= 1 && port <= 65535 ? quint16(port) : m_usualPort;
+    return ok && port >= 1 && port <= 65535 ? quint16(port) : m_usual.port;
 }
 
 void ListenPorts::choose(const QString &directory, quint16 port)
@@ -44,7 +43,7 @@ void ListenPorts::choose(const QString &directory, quint16 port)
     QVariantMap chosen = settings.value(QLatin1StringView(SettingsKey)).toMap();
     const QString key = QDir(directory).absolutePath();
     m_chosenThisRun.insert(key, port);
-    if (port == m_usualPort)
+    if (port == m_usual.port)
         chosen.remove(key);
     else
         chosen.insert(key, uint(port));
@@ -53,8 +52,7 @@ void ListenPorts::choose(const QString &directory, quint16 port)
 
 QString ListenPorts::usualUrl() const
 {
-    const QString host = m_host.contains(u':') ? u'[' + m_host + u']' : m_host;
-    return u"http://%1:%2"_s.arg(host).arg(m_usualPort);
+    return m_usual.url();
 }
 
 std::optional<quint16> ListenPorts::ask(QWidget *parent, quint16 current) const
@@ -68,10 +66,10 @@ std::optional<quint16> ListenPorts::ask(QWidget *parent, quint16 current) const
                             "Port of this workspace's topic endpoint and test receivers on %1 "
                             "(1–65535; the usual one is %2).\nThe choice is remembered for this "
                             "workspace. If the port is taken, the next free one is used.")
-                            .arg(m_host)
-                            .arg(m_usualPort));
+                            .arg(m_usual.host)
+                            .arg(m_usual.port));
     dialog.setIntRange(1, 65535);
-    dialog.setIntValue(current == 0 ? m_usualPort : current);
+    dialog.setIntValue(current == 0 ? m_usual.port : current);
     if (dialog.exec() != QDialog::Accepted)
         return std::nullopt;
     return quint16(dialog.intValue());

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "host/ListenAddress.h"
+
 #include <QHash>
 #include <QString>
 
@@ -22,9 +24,9 @@ namespace EventDesk::Ui {
 class ListenPorts final
 {
 public:
-    ListenPorts(QString host, quint16 usualPort, bool fromCommandLine);
+    ListenPorts(ListenAddress usual, bool fromCommandLine);
 
-    quint16 usualPort() const { return m_usualPort; }
+    quint16 usualPort() const { return m_usual.port; }
     // The port to ask for when the workspace in directory opens.
     quint16 portFor(const QString &directory) const;
     // Uses port for directory from now on and remembers it (the usual port forgets the choice).
@@ -36,8 +38,7 @@ public:
     std::optional<quint16> ask(QWidget *parent, quint16 current) const;
 
 private:
-    QString m_host;
-    quint16 m_usualPort;
+    ListenAddress m_usual;
     bool m_fromCommandLine;
     QHash<QString, quint16> m_chosenThisRun; // wins over --listen too
 };

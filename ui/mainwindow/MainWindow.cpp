@@ -17,8 +17,6 @@
 #include "editor/SubscriptionEditor.h"
 #include "io/SecretCache.h"
 #include "io/SharedAccessSignature.h"
-#include "io/TopicEndpoint.h"
-#include "io/WorkspaceFolder.h"
 #include "io/WorkspaceLock.h"
 #include "log/DeliveryLogView.h"
 #include "log/EventInspector.h"
@@ -33,7 +31,6 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QHeaderView>
-#include <QHostAddress>
 #include <QInputDialog>
 #include <QLocale>
 #include <QMenu>
@@ -54,7 +51,7 @@ namespace EventDesk::Ui {
 MainWindow::MainWindow(Options options, QWidget *parent)
     : QMainWindow(parent)
     , m_options(std::move(options))
-    , m_listenPorts(m_options.listenHost, m_options.listenPort, m_options.listenFromCommandLine)
+    , m_listenPorts(m_options.listen, m_options.listenFromCommandLine)
     , m_changes(this)
     , m_actions(new MainWindowActions(this))
 {
@@ -111,11 +108,6 @@ MainWindow::MainWindow(Options options, QWidget *parent)
 MainWindow::~MainWindow()
 {
     m_host.stop();
-}
-
-QString MainWindow::defaultWorkspaceDirectory()
-{
-    return WorkspaceFolders::defaultDirectory();
 }
 
 QIcon MainWindow::applicationIcon()
@@ -389,35 +381,23 @@ void MainWindow::openWorkspace(const QString &directory)
     m_sharedMode->setActive(false);
     EngineHost::Config config;
     config.workspaceDirectory = m_workspaceDirectory;
-    config.listenHost = m_options.listenHost;
-    config.listenPort = m_listenPorts.portFor(m_workspaceDirectory);
+    config.listen = m_options.listen;
+    config.listen.port = m_listenPorts.portFor(m_workspaceDirectory);
     // A taken port does not keep the workspace closed (ListenPorts); the workspace's webhooks name
     // its receivers by the usual port.
     config.busyPort = EngineHost::Config::BusyPort::NextFree;
-    config.receiverPort = m_options.listenPort;
+    config.receiverPort = m_options.listen.port;
     config.timeScale = m_options.timeScale;
     config.jitter = m_options.jitter;
     config.secrets = m_secrets.cache();
-    QHostAddress address(m_options.listenHost);
-    if (m_options.listenHost.compare(u"localhost"_s, Qt::CaseInsensitive) == 0)
-        address = QHostAddress::LocalHost;
-    if (config.listenPort == 0)
-        config.listenPort = TopicEndpoint::findFreePort(address);
     setWindowTitle(tr("%1[*] — EventDesk").arg(QFileInfo(m_workspaceDirectory).fileName()));
 
+    m_statusBar->setEngineState(tr("Starting engine…"));
     // The engine starts at once; the secrets the workspace needs load meanwhile. Until they have
     // come, what needs one waits (EngineWorker::Settings::secrets) and the rest runs.
-    const QString host = m_options.listenHost.contains(u':') ? u'[' + m_options.listenHost + u']' : m_options.listenHost;
-    auto workspace = WorkspaceFolder::openOrCreate(m_workspaceDirectory,
-                                                   u"http://%1:%2"_s.arg(host).arg(config.listenPort));
-    if (!workspace) {
-        onEngineStarted(false, workspace.error(), QString());
-        return;
-    }
-    // The engine starts at once; subscriptions that need a secret wait for it (WorkspaceSecrets).
-    m_secrets.open(m_workspaceDirectory, workspace.value(), this, {});
-    m_statusBar->setEngineState(tr("Starting engine…"));
-    m_host.start(config);
+    m_host.start(config, [this](const Workspace &workspace) {
+        m_secrets.open(m_workspaceDirectory, workspace, this, {});
+    });
 }
 
 void MainWindow::chooseListenPort()

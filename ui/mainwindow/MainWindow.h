@@ -58,8 +58,7 @@ class MainWindow final : public QMainWindow
 public:
     struct Options
     {
-        QString listenHost = QStringLiteral("127.0.0.1");
-        quint16 listenPort = 5170;
+        ListenAddress listen; // --listen: its port is the usual one (ListenPorts)
         bool listenFromCommandLine = false; // --listen given: it wins over Listen On… choices
         double timeScale = 1.0;
         bool jitter = true;
@@ -98,7 +97,6 @@ public:
     // on it (ListenPorts).
     void chooseListenPort();
     void listenOn(quint16 port);
-    static QString defaultWorkspaceDirectory();
     // PNG sizes, so no image-format plugin is needed for the window icon.
     static QIcon applicationIcon();
     // Help ▸ About: version, what it is, its licence.

@@ -13,7 +13,6 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QSettings>
-#include <QStandardPaths>
 
 using namespace Qt::StringLiterals;
 
@@ -34,12 +33,6 @@ WorkspaceFolders::WorkspaceFolders(QMenu *recentMenu, QWidget *dialogParent)
 }
 
 WorkspaceFolders::~WorkspaceFolders() = default;
-
-QString WorkspaceFolders::defaultDirectory()
-{
-    return QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation))
-        .filePath(u"EventDesk/workspaces/default"_s);
-}
 
 void WorkspaceFolders::opened(const QString &directory)
 {

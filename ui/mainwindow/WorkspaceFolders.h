@@ -23,9 +23,6 @@ public:
     WorkspaceFolders(QMenu *recentMenu, QWidget *dialogParent);
     ~WorkspaceFolders() override;
 
-    // The default workspace in the user's application-data folder (created on first run).
-    static QString defaultDirectory();
-
     // directory was opened: it goes to the top of the recent list and becomes the last one.
     void opened(const QString &directory);
 

@@ -180,7 +180,7 @@ void TestResubmitThroughTopic::startHost(int deadLetters)
     QSignalSpy started(m_host.get(), &EngineHost::started);
     EngineHost::Config config;
     config.workspaceDirectory = directory;
-    config.listenPort = 0;
+    config.listen.port = 0;
     m_host->start(config);
     QTRY_COMPARE(started.size(), 1);
     QVERIFY2(started.at(0).at(0).toBool(), qPrintable(started.at(0).at(1).toString()));

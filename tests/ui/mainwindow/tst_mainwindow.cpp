@@ -172,7 +172,7 @@ struct Fixture
         port = freePort();
         writeWorkspace(directory.path(), port, withRefusingEndpoint);
         Ui::MainWindow::Options options;
-        options.listenPort = port;
+        options.listen.port = port;
         options.jitter = false;
         window = std::make_unique<Ui::MainWindow>(options);
         QObject::connect(window->engineHost(), &EngineHost::snapshotReady, window.get(),
@@ -685,7 +685,7 @@ void tst_MainWindow::splitterPositionsAreRememberedPerWorkspace()
     // as the first one did.
     QSettings().remove(u"window/geometry"_s);
     Ui::MainWindow::Options options;
-    options.listenPort = freePort();
+    options.listen.port = freePort();
     options.jitter = false;
     Ui::MainWindow window(options);
     window.show();

@@ -221,7 +221,7 @@ struct Fixture
         QVERIFY2(holder.start(directory.path()), qPrintable(holder.errorText()));
 
         Ui::MainWindow::Options options;
-        options.listenPort = port;
+        options.listen.port = port;
         options.jitter = false;
         window = std::make_unique<Ui::MainWindow>(options);
         window->setWorkspaceInUseHandler([this](const QString &asked, const WorkspaceOwner &owner) {
@@ -412,7 +412,7 @@ void tst_MonitorMode::cancelLeavesTheOpenWorkspaceAlone()
 
     // With nothing open, Cancel leaves the window empty.
     Ui::MainWindow::Options options;
-    options.listenPort = freePort();
+    options.listen.port = freePort();
     Ui::MainWindow empty(options);
     int asked = 0;
     empty.setWorkspaceInUseHandler([&asked](const QString &, const WorkspaceOwner &) {

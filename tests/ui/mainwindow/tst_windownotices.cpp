@@ -156,7 +156,7 @@ void tst_WindowNotices::demoWorkspaceNeverTouchesTheKeychain()
     QTcpServer probe;
     QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
     Ui::MainWindow::Options options;
-    options.listenPort = probe.serverPort();
+    options.listen.port = probe.serverPort();
     probe.close();
     Ui::MainWindow window(options);
     SecretStore *keychain = window.activeSecretStore();
@@ -184,7 +184,7 @@ void tst_WindowNotices::busyPortAndSilentKeychain()
     writeWorkspace(directory.path(), busy);
 
     Ui::MainWindow::Options options;
-    options.listenPort = busy;
+    options.listen.port = busy;
     options.jitter = false;
     Ui::MainWindow window(options);
     window.useSecretStore(std::make_unique<SilentKeychain>());
@@ -249,7 +249,7 @@ void tst_WindowNotices::listenOnRemembersThePort()
     probe.close();
 
     Ui::MainWindow::Options options;
-    options.listenPort = other.serverPort();
+    options.listen.port = other.serverPort();
     {
         Ui::MainWindow window(options);
         window.useSecretStore(std::make_unique<MemorySecretStore>());

@@ -301,7 +301,7 @@ void tst_ReceiversView::liveEngine()
 
     EngineHost::Config config;
     config.workspaceDirectory = directory.path();
-    config.listenPort = port;
+    config.listen.port = port;
     config.jitter = false;
     config.timeScale = 60.0; // the 10 s retry comes after a few hundred milliseconds
     host.start(config);
@@ -442,7 +442,7 @@ void tst_ReceiversView::secretsMaskedUntilRevealed()
 
     EngineHost::Config config;
     config.workspaceDirectory = directory.path();
-    config.listenPort = port;
+    config.listen.port = port;
     config.jitter = false;
     config.secrets = secrets;
     host.start(config);

@@ -135,7 +135,7 @@ void TestSendEvent::startEngine()
     QSignalSpy started(m_host.get(), &EngineHost::started);
     EngineHost::Config config;
     config.workspaceDirectory = m_directory->path();
-    config.listenPort = port;
+    config.listen.port = port;
     config.jitter = false;
     m_host->start(config);
     QTRY_COMPARE_WITH_TIMEOUT(started.size(), 1, 20000);

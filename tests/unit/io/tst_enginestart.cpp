@@ -198,7 +198,7 @@ void tst_EngineStart::keychainThatNeverAnswersBlocksOnlyWhatNeedsIt()
     EngineWorker worker;
     EngineWorker::Settings settings;
     settings.workspaceDirectory = directory.path();
-    settings.listenPort = port;
+    settings.listen.port = port;
     settings.jitter = false;
     settings.secrets = secrets;
     const EngineWorker::StartResult started = worker.start(settings);
@@ -320,7 +320,7 @@ void tst_EngineStart::busyPortOpensOnTheNextFreeOne()
     EngineWorker worker;
     EngineWorker::Settings settings;
     settings.workspaceDirectory = directory.path();
-    settings.listenPort = busy;
+    settings.listen.port = busy;
     settings.busyPort = EngineWorker::Settings::BusyPort::NextFree;
     const EngineWorker::StartResult started = worker.start(settings);
     QVERIFY2(started.error.isEmpty(), qPrintable(started.error));
@@ -360,14 +360,14 @@ void tst_EngineStart::busyPortFailsWhenAskedTo()
     EngineWorker worker;
     EngineWorker::Settings settings;
     settings.workspaceDirectory = directory.path();
-    settings.listenPort = other.serverPort();
+    settings.listen.port = other.serverPort();
     const EngineWorker::StartResult started = worker.start(settings);
     QVERIFY2(started.error.contains(u"cannot listen on 127.0.0.1:%1"_s.arg(other.serverPort())),
              qPrintable(started.error));
     QVERIFY(started.busyPort.isEmpty());
     // Nothing stays open: the workspace can be opened again at once.
     EngineWorker second;
-    settings.listenPort = 0;
+    settings.listen.port = 0;
     const EngineWorker::StartResult again = second.start(settings);
     QVERIFY2(again.error.isEmpty(), qPrintable(again.error));
     second.shutdown();

@@ -1,0 +1,35 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "Expected.h"
+#include "host/EngineWorker.h"
+
+#include <QString>
+
+class QCoreApplication;
+
+namespace EventDesk {
+
+// What eventdeskd was asked to do, read from its command line. The option table is here and only
+// here: --help prints it.
+struct DaemonOptions
+{
+    enum class Action {
+        Run, // run the workspace until SIGINT / SIGTERM
+        ImportWorkspace, // --import-workspace FILE into a PostgreSQL store's shared configuration
+        ExportWorkspace, // --export-workspace FILE from it
+    };
+    Action action = Action::Run;
+    QString configurationFile; // ImportWorkspace / ExportWorkspace
+    // Everything the workspace runs with (EngineWorker, the composition root both programs share).
+    EngineWorker::Settings settings;
+    // --max-connections was given: it is not lowered to fit the open-file limit.
+    bool maxConnectionsGiven = false;
+
+    // Reads the arguments of app. --help and --version print and end the process; an invalid
+    // value is an error that names the option and its valid range.
+    static Expected<DaemonOptions> parse(QCoreApplication &app);
+};
+
+} // namespace EventDesk

@@ -1,0 +1,28 @@
+// SPDX-FileCopyrightText: 2026 The EventDesk developers
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+class QCoreApplication;
+
+namespace EventDesk {
+
+struct HttpConnectionLimits;
+
+// What the operating system gives eventdeskd's process, each platform in its own way: the
+// requests to stop and the number of open files.
+namespace ProcessSetup {
+
+// SIGINT / SIGTERM (a console's Ctrl+C / close on Windows) end app's event loop, so that
+// everything is committed and the workspace released before the process ends.
+void quitOnTermination(QCoreApplication &app);
+
+// Every connection of the endpoint holds a file descriptor, and the usual soft limit (1024 on
+// Linux, 256 on macOS) is far below what the connection cap allows. Raises the soft limit to the
+// hard one (what the administrator granted) and lowers limits.maxConnections to what it leaves for
+// connections beside the store, the outgoing deliveries and the signal pipe; a cap the operator
+// gave (capGiven) is kept, with a warning when it does not fit.
+void fitConnectionsToOpenFiles(HttpConnectionLimits &limits, bool capGiven);
+
+} // namespace ProcessSetup
+
+} // namespace EventDesk
