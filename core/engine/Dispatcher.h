@@ -25,10 +25,9 @@ class OutcomeHandler;
 
 // Sends what is due: takes due deliveries up to the batch limits (SPEC B), has DeliveryRequests
 // build one request per batch for the destination (D7, H1–H3), posts it on a delivery lane, and
-// takes its answer
-// back (D3–D6: success, failure, the 30 s response deadline and the late-success window) to the
-// OutcomeHandler and the ProbationTracker. Probation decides whether a due subscription sends,
-// dead-letters without an attempt or waits (P3–P5).
+// takes its answer back (D5, D6: success, failure, the 30 s response deadline and the late-success
+// window) to the OutcomeHandler and the ProbationTracker. Probation decides whether a due
+// subscription sends, dead-letters without an attempt or waits (P3–P5).
 class Dispatcher
 {
 public:

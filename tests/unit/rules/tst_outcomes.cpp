@@ -23,17 +23,19 @@ class TestOutcomes final : public QObject
 private Q_SLOTS:
     void d5_isSuccessStatus_data();
     void d5_isSuccessStatus();
-    void s7_classifyHttpStatus_data();
-    void s7_classifyHttpStatus();
-    void s7_classifyNetworkError_data();
-    void s7_classifyNetworkError();
-    void s7_classifyDestinationAnswer_data();
-    void s7_classifyDestinationAnswer();
+    // SPEC §7: answer -> outcome.
+    void classifyHttpStatus_data();
+    void classifyHttpStatus();
+    void classifyNetworkError_data();
+    void classifyNetworkError();
+    void classifyDestinationAnswer_data();
+    void classifyDestinationAnswer();
     void r2_noRetryReason_data();
     void r2_noRetryReason();
-    void s7_outcomeNames_data();
-    void s7_outcomeNames();
-    void s7_outcomeFromUnknownName();
+    // SPEC §7: the outcomes' names.
+    void outcomeNames_data();
+    void outcomeNames();
+    void outcomeFromUnknownName();
     void l7_deadLetterReasonNames_data();
     void l7_deadLetterReasonNames();
     void deliveryStateNames_data();
@@ -63,9 +65,9 @@ void TestOutcomes::d5_isSuccessStatus()
     QCOMPARE(OutcomeClassifier::isSuccessStatus(status), success);
 }
 
-void TestOutcomes::s7_classifyHttpStatus_data()
+void TestOutcomes::classifyHttpStatus_data()
 {
-    // The full chain of the spec's table: status -> outcome -> no-retry (R2) -> minimum wait (R4).
+    // The full chain of §7's table: status -> outcome -> no-retry (R2) -> minimum wait (R4).
     QTest::addColumn<int>("status");
     QTest::addColumn<DeliveryOutcome>("outcome");
     QTest::addColumn<bool>("noRetry");
@@ -97,7 +99,7 @@ void TestOutcomes::s7_classifyHttpStatus_data()
     QTest::newRow("418") << 418 << DeliveryOutcome::GenericError << false << tenSeconds;
 }
 
-void TestOutcomes::s7_classifyHttpStatus()
+void TestOutcomes::classifyHttpStatus()
 {
     QFETCH(int, status);
     QFETCH(DeliveryOutcome, outcome);
@@ -112,7 +114,7 @@ void TestOutcomes::s7_classifyHttpStatus()
     QCOMPARE(RetryPlanner::minimumWaitMs(status), minimumWaitMs);
 }
 
-void TestOutcomes::s7_classifyNetworkError_data()
+void TestOutcomes::classifyNetworkError_data()
 {
     QTest::addColumn<QNetworkReply::NetworkError>("error");
     QTest::addColumn<DeliveryOutcome>("outcome");
@@ -141,7 +143,7 @@ void TestOutcomes::s7_classifyNetworkError_data()
     QTest::newRow("no error, no status") << QNetworkReply::NoError << DeliveryOutcome::SocketError;
 }
 
-void TestOutcomes::s7_classifyNetworkError()
+void TestOutcomes::classifyNetworkError()
 {
     QFETCH(QNetworkReply::NetworkError, error);
     QFETCH(DeliveryOutcome, outcome);
@@ -149,7 +151,7 @@ void TestOutcomes::s7_classifyNetworkError()
     QVERIFY(!OutcomeClassifier::isNoRetry(outcome));
 }
 
-void TestOutcomes::s7_classifyDestinationAnswer_data()
+void TestOutcomes::classifyDestinationAnswer_data()
 {
     // Issue 18: the answers of Azure destinations, as their REST APIs document them (status, the
     // x-ms-error-code header and the start of the body), to outcomes, and whether they are retried.
@@ -238,7 +240,7 @@ void TestOutcomes::s7_classifyDestinationAnswer_data()
         << webhook << 403 << "QuotaExceeded"_ba << DeliveryOutcome::Forbidden << true;
 }
 
-void TestOutcomes::s7_classifyDestinationAnswer()
+void TestOutcomes::classifyDestinationAnswer()
 {
     QFETCH(DestinationType, type);
     QFETCH(int, status);
@@ -286,7 +288,7 @@ void TestOutcomes::r2_noRetryReason()
     QCOMPARE(OutcomeClassifier::noRetryReason(outcome), reason);
 }
 
-void TestOutcomes::s7_outcomeNames_data()
+void TestOutcomes::outcomeNames_data()
 {
     QTest::addColumn<DeliveryOutcome>("outcome");
     QTest::addColumn<QString>("name");
@@ -318,7 +320,7 @@ void TestOutcomes::s7_outcomeNames_data()
         << DeliveryOutcome::EndpointValidationFailed << u"EndpointValidationFailed"_s;
 }
 
-void TestOutcomes::s7_outcomeNames()
+void TestOutcomes::outcomeNames()
 {
     QFETCH(DeliveryOutcome, outcome);
     QFETCH(QString, name);
@@ -326,7 +328,7 @@ void TestOutcomes::s7_outcomeNames()
     QCOMPARE(deliveryOutcomeFromName(name), std::optional<DeliveryOutcome>(outcome));
 }
 
-void TestOutcomes::s7_outcomeFromUnknownName()
+void TestOutcomes::outcomeFromUnknownName()
 {
     QCOMPARE(deliveryOutcomeFromName(u"NoSuchOutcome"_s), std::nullopt);
     QCOMPARE(deliveryOutcomeFromName(QString()), std::nullopt);
