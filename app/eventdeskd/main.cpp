@@ -56,8 +56,8 @@ using namespace EventDesk;
 namespace {
 
 constexpr quint16 DefaultPort = 5170;
-// Exit status when another engine owns the workspace (README "One owner per workspace"); 2 is any
-// other start-up error.
+// Exit status when another engine owns the workspace (docs/user-guide.md "One owner per
+// workspace"); 2 is any other start-up error.
 constexpr int WorkspaceInUseExitCode = 3;
 
 void printError(const QString &message)
@@ -178,8 +178,9 @@ QString urlHost(const QString &host)
 }
 
 // Moves secret header values someone wrote into workspace.json to store, blocking until done
-// (README "Secrets"). When they cannot be moved, the file stays as it is, the error is logged, and
-// the values serve this run through the cache; when they were moved, the workspace forgets them.
+// (docs/eventdeskd.md "Secrets"). When they cannot be moved, the file stays as it is, the error is
+// logged, and the values serve this run through the cache; when they were moved, the workspace
+// forgets them.
 void moveInlineSecrets(const QString &workspaceDir, Workspace &workspace, SecretStore *store,
                        SecretCache &cache)
 {
@@ -221,7 +222,7 @@ void loadSecretsBlocking(SecretCache &cache, const Workspace &workspace)
 
 // Loads the secrets the workspace needs into the cache before the engine starts, so that no
 // delivery goes out without its secret headers. The environment always comes first (servers and
-// CI, README "Secrets"); the keychain (or the opted-in file) is asked only for what the
+// CI, docs/eventdeskd.md "Secrets"); the keychain (or the opted-in file) is asked only for what the
 // environment does not provide, so eventdeskd runs where no keychain exists. Secret header values
 // found in workspace.json are moved into the keychain (or the file) first.
 Expected<std::unique_ptr<SecretCache>> loadSecrets(const QString &workspaceDir,
@@ -567,8 +568,9 @@ int main(int argc, char *argv[])
     const std::unique_ptr<SecretCache> secrets = std::move(loadedSecrets.value());
     SecretCache *secretCache = secrets.get();
 
-    // A shared store: its topics and subscriptions, not workspace.json's (README "Several instances
-    // on one store"); the secrets of the store's subscriptions are loaded as those of the file were.
+    // A shared store: its topics and subscriptions, not workspace.json's (docs/shared-store.md
+    // "Several instances on one store"); the secrets of the store's subscriptions are loaded as
+    // those of the file were.
     SharedConfiguration *sharedConfiguration = store->sharedConfiguration();
     qint64 configurationRevision = 0;
     if (sharedConfiguration) {
