@@ -20,8 +20,8 @@ using namespace EventDesk;
 
 namespace {
 
-// Exit status when another engine owns the workspace (README "One owner per workspace"); 2 is any
-// other start-up error.
+// Exit status when another engine owns the workspace (docs/user-guide.md "One owner per
+// workspace"); 2 is any other start-up error.
 constexpr int WorkspaceInUseExitCode = 3;
 
 void printError(const QString &message)

@@ -62,10 +62,10 @@ public:
     // Bus or Event Hubs namespace's connection string), by SecretKeys name. Thread-safe, as the
     // secret resolver. Without one, those destinations refuse every delivery as Unauthorized.
     void setCredentialResolver(std::function<QString(const QString &secretKey)> resolver);
-    // README "Secrets": whether a subscription needs a secret the secret store has not answered
-    // yet (the keychain is locked or shows its password prompt). Such a subscription waits: its
-    // deliveries are held - not attempted, not counted as attempts, costing nothing per event
-    // (SPEC P5) - while their TTL runs (SPEC R6/R7: one whose TTL runs out ends
+    // docs/eventdeskd.md "Secrets": whether a subscription needs a secret the secret store has not
+    // answered yet (the keychain is locked or shows its password prompt). Such a subscription
+    // waits: its deliveries are held - not attempted, not counted as attempts, costing nothing per
+    // event (SPEC P5) - while their TTL runs (SPEC R6/R7: one whose TTL runs out ends
     // TimeToLiveExceeded, lastDeliveryOutcome KeychainPending). Every other subscription delivers
     // as usual. Asked at start(), applyWorkspace() and secretsAnswered(); none: nothing waits.
     using SecretsPending

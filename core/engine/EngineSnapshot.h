@@ -63,8 +63,8 @@ struct SubscriptionSnapshot
     QString endpointUnreachable;
     qint64 nextValidationMs = 0;
     qint64 held = 0; // of the backlog: deliveries waiting for validation or for awaitingSecrets
-    // Waiting for the keychain: a secret the subscription needs has not come yet (README
-    // "Secrets"); its deliveries are held.
+    // Waiting for the keychain: a secret the subscription needs has not come yet
+    // (docs/eventdeskd.md "Secrets"); its deliveries are held.
     bool awaitingSecrets = false;
 };
 
@@ -85,8 +85,8 @@ struct StoreHealthSnapshot
     qint64 unwritableSinceMs = 0; // engine time of the first failure since the last success
 };
 
-// The HTTP endpoint in front of the engine (README "Security"): filled in by the endpoint
-// (TopicEndpoint::snapshot), not by the engine; all zero where none runs.
+// The HTTP endpoint in front of the engine (docs/security.md "The HTTP endpoint"): filled in by the
+// endpoint (TopicEndpoint::snapshot), not by the engine; all zero where none runs.
 struct EndpointSnapshot
 {
     bool listening = false;

@@ -48,8 +48,8 @@ struct EngineOptions
 using SecretResolver = std::function<QString(const QString &topic, const QString &subscription,
                                              const QString &headerName)>;
 
-// README "Desktop app": when the app's usual port is taken and the workspace opens on another
-// one, webhook URLs that name this workspace's own test receivers at the usual address
+// docs/user-guide.md "Listen port": when the app's usual port is taken and the workspace opens on
+// another one, webhook URLs that name this workspace's own test receivers at the usual address
 // (usual/receivers/...) are sent to the address the endpoint really listens on. Empty: no alias.
 struct ReceiverAlias
 {

@@ -58,9 +58,9 @@ public:
     // held by this host's engine already).
     bool isStarting() const { return m_starting; }
 
-    // Opens a workspace that another engine owns as a read-only monitor (README "One owner per
-    // workspace"): no engine runs here. A StoreMonitor on the engine thread reads the owner's
-    // store and workspace.json every config.monitorIntervalMs and reports them through
+    // Opens a workspace that another engine owns as a read-only monitor (docs/user-guide.md "One
+    // owner per workspace"): no engine runs here. A StoreMonitor on the engine thread reads the
+    // owner's store and workspace.json every config.monitorIntervalMs and reports them through
     // snapshotReady(), attemptsLogged(), workspaceChanged() and storeError(), as an engine would.
     // Every call that needs an engine answers that none runs. Emits monitorStarted() when done.
     void monitor(const Config &config);

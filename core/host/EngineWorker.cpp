@@ -86,8 +86,8 @@ EngineWorker::StartResult EngineWorker::open(Settings settings)
         m_headlessSecrets = std::move(secrets).value();
         m_secrets = m_headlessSecrets->cache();
     }
-    // A shared store: its topics and subscriptions, not workspace.json's (README "Several
-    // instances on one store"); their secrets are loaded as those of the file were.
+    // A shared store: its topics and subscriptions, not workspace.json's (docs/shared-store.md
+    // "Several instances on one store"); their secrets are loaded as those of the file were.
     SharedConfiguration *sharedConfiguration = m_store->sharedConfiguration();
     qint64 configurationRevision = 0;
     if (sharedConfiguration) {

@@ -77,8 +77,8 @@ public:
         int snapshotIntervalMs = 250;
         // EngineHost::monitor(): how often the read-only monitor reads the owner's store.
         int monitorIntervalMs = 1000;
-        // Secret header values, topic keys and storage account keys (README "Secrets"). It may be
-        // loading (SecretCache::load) while the engine starts: until it has answered, the
+        // Secret header values, topic keys and storage account keys (docs/eventdeskd.md "Secrets").
+        // It may be loading (SecretCache::load) while the engine starts: until it has answered, the
         // subscriptions that need a secret wait (Engine::setSecretsPending) and publishes to a
         // topic whose key is declared get 503; everything else runs at once. Reload it after
         // applyWorkspace(). Null: headlessSecrets says where they come from.

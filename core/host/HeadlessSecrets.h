@@ -14,8 +14,8 @@ namespace EventDesk {
 class SecretCache;
 struct Workspace;
 
-// The secrets of a workspace that runs without a window (eventdeskd, README "Secrets"): the
-// environment always comes first (servers and CI); the keychain, or the file the operator opted
+// The secrets of a workspace that runs without a window (eventdeskd, docs/eventdeskd.md "Secrets"):
+// the environment always comes first (servers and CI); the keychain, or the file the operator opted
 // into, is asked only for what the environment does not provide, so a server without a keychain
 // runs. Everything is loaded before the engine starts, so no delivery goes out without its secret
 // headers: open() and reload() wait for the stores' answers in an event loop of their own.

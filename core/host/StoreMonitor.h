@@ -23,7 +23,7 @@ class QTimer;
 
 namespace EventDesk {
 
-// A read-only monitor of a workspace that another engine owns (README "One owner per
+// A read-only monitor of a workspace that another engine owns (docs/user-guide.md "One owner per
 // workspace"): it reads what the owner writes to the store, over a read-only connection, and
 // reports it the way a running engine does, so the desktop app's views need no other source:
 // snapshots of every subscription and the attempts logged since the last one.
@@ -38,12 +38,13 @@ namespace EventDesk {
 // the lock. Each poll also asks whether the owner still holds the workspace.
 //
 // A shared workspace (startShared()) is the same idea for a PostgreSQL store that several
-// eventdeskd instances share (README "Several instances on one store"): the instances deliver, the
-// monitor reads the store (DeliveryStoreReader, read-only and unregistered) and, at each poll, the
-// instances registered on it with their heartbeats (instancesRead()). There is no workspace folder
-// and no lock: the topics and subscriptions are the store's configuration (SharedConfiguration),
-// followed through its revision at every poll, and those the store holds rows for besides. The
-// configuration is the one thing it writes, when the user edits it (saveConfiguration()).
+// eventdeskd instances share (docs/shared-store.md "Several instances on one store"): the instances
+// deliver, the monitor reads the store (DeliveryStoreReader, read-only and unregistered) and, at
+// each poll, the instances registered on it with their heartbeats (instancesRead()). There is no
+// workspace folder and no lock: the topics and subscriptions are the store's configuration
+// (SharedConfiguration), followed through its revision at every poll, and those the store holds
+// rows for besides. The configuration is the one thing it writes, when the user edits it
+// (saveConfiguration()).
 class StoreMonitor final : public QObject
 {
     Q_OBJECT

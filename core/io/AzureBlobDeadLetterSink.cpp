@@ -51,7 +51,8 @@ AzureBlobDeadLetterSink::signedRequest(const QByteArray &verb,
                                                    : Expected<QString>(Error(u"no key provider"_s));
     if (!secret)
         return Error(secret.error());
-    // The secret is the account key or the account's connection string (README "Secrets").
+    // The secret is the account key or the account's connection string (docs/eventdeskd.md
+    // "Secrets").
     const Expected<AzureCredentials::StorageAccount> credentials
         = AzureCredentials::storageAccount(secret.value(), account);
     if (!credentials)

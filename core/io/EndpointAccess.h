@@ -12,13 +12,13 @@
 
 namespace EventDesk {
 
-// Which requests may reach the endpoint at all (README "Security"). A loopback port is reachable
-// from every web page the user opens: a page can send a request without a CORS preflight, or make
-// a DNS name of its own resolve to 127.0.0.1 (DNS rebinding). Such a request names the page's
-// server in its Host header, or carries an Origin header; the endpoint's own clients (the Event
-// Grid SDKs, curl, EventDesk's deliveries to its test receivers and validation URLs) send a Host
-// that names the endpoint and no Origin. Checked once per request head, before its body is read:
-// on the usual path one comparison of the Host value and one scan of the headers.
+// Which requests may reach the endpoint at all (docs/security.md "The HTTP endpoint"). A loopback
+// port is reachable from every web page the user opens: a page can send a request without a CORS
+// preflight, or make a DNS name of its own resolve to 127.0.0.1 (DNS rebinding). Such a request
+// names the page's server in its Host header, or carries an Origin header; the endpoint's own
+// clients (the Event Grid SDKs, curl, EventDesk's deliveries to its test receivers and validation
+// URLs) send a Host that names the endpoint and no Origin. Checked once per request head, before
+// its body is read: on the usual path one comparison of the Host value and one scan of the headers.
 class EndpointAccess final
 {
 public:

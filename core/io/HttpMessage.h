@@ -84,10 +84,10 @@ private:
     quint64 m_exchange = 0;
 };
 
-// How long the server waits for a client, and how many clients it serves at once (README "Hostile
-// HTTP"). The times are real time on the server's monotonic clock, never engine time: --time-scale
-// must not shorten them. While a request waits for its handler's answer no timeout runs, so a
-// test receiver's delay or a slow commit never cuts a connection.
+// How long the server waits for a client, and how many clients it serves at once (docs/security.md
+// "Hostile HTTP"). The times are real time on the server's monotonic clock, never engine time:
+// --time-scale must not shorten them. While a request waits for its handler's answer no timeout
+// runs, so a test receiver's delay or a slow commit never cuts a connection.
 struct HttpConnectionLimits
 {
     // From a connection's opening, or from the first byte of the next request on a kept-alive

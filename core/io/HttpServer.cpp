@@ -126,8 +126,8 @@ void HttpServer::take(QTcpSocket *socket)
     m_connections.insert(new HttpConnection(socket, *this, this));
 }
 
-// README "Hostile HTTP": over the cap, a client is answered 503 at once, in the server's error
-// shape (Event Grid's on the endpoint), with "Connection: close". The SDKs retry a 503, and a
+// docs/security.md "Hostile HTTP": over the cap, a client is answered 503 at once, in the server's
+// error shape (Event Grid's on the endpoint), with "Connection: close". The SDKs retry a 503, and a
 // reason is better than a reset that looks like EventDesk crashed. Nothing of the request is
 // read; a 503 of ~150 bytes fits the socket's buffer, so the socket closes at the next turn of the
 // event loop and needs no deadline of its own.
@@ -147,11 +147,11 @@ void HttpServer::refuse(QTcpSocket *socket)
     socket->disconnectFromHost();
 }
 
-// README "Security": QTcpServer pauses accepting after any error that is not temporary, running
-// out of file descriptors (EMFILE, ENFILE) above all, and would never start again by itself; the
-// connections it did not take wait in the listen queue. The server frees descriptors by closing
-// idle connections, resumes at once when it could (else at the next sweep), and says so: a
-// warning, /metrics (eventdesk_http_accept_failing) and the app's status bar.
+// docs/security.md "The HTTP endpoint": QTcpServer pauses accepting after any error that is not
+// temporary, running out of file descriptors (EMFILE, ENFILE) above all, and would never start
+// again by itself; the connections it did not take wait in the listen queue. The server frees
+// descriptors by closing idle connections, resumes at once when it could (else at the next sweep),
+// and says so: a warning, /metrics (eventdesk_http_accept_failing) and the app's status bar.
 #ifdef Q_OS_UNIX
 void HttpServer::acceptPending()
 {
@@ -185,11 +185,11 @@ void HttpServer::acceptPending()
 }
 #endif
 
-// README "Security": accept() fails above all when the process is out of file descriptors (EMFILE,
-// ENFILE); the connections it did not take wait in the listen queue. The server stops asking
-// (a level-triggered notifier would spin), frees descriptors by closing idle connections, asks
-// again at once when it could (else at the next sweep), and says so: a warning, /metrics
-// (eventdesk_http_accept_failing) and the app's status bar.
+// docs/security.md "The HTTP endpoint": accept() fails above all when the process is out of file
+// descriptors (EMFILE, ENFILE); the connections it did not take wait in the listen queue. The
+// server stops asking (a level-triggered notifier would spin), frees descriptors by closing idle
+// connections, asks again at once when it could (else at the next sweep), and says so: a warning,
+// /metrics (eventdesk_http_accept_failing) and the app's status bar.
 void HttpServer::acceptFailed(const QString &error)
 {
 #ifdef Q_OS_UNIX

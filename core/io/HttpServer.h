@@ -29,7 +29,8 @@ class QTcpSocket;
 
 namespace EventDesk {
 
-// What the server went through, for /metrics and the app's status bar (README "Security").
+// What the server went through, for /metrics and the app's status bar (docs/security.md "The HTTP
+// endpoint").
 struct HttpServerStatistics
 {
     int openConnections = 0;

@@ -9,7 +9,7 @@
 namespace EventDesk {
 
 // GET /metrics (PRODUCT.md "Metrics"): the engine's counters in the Prometheus text exposition
-// format 0.0.4, named after Event Grid's metrics (README "Metrics" lists them).
+// format 0.0.4, named after Event Grid's metrics (docs/eventdeskd.md "Metrics" lists them).
 namespace PrometheusMetrics {
 
 inline constexpr QByteArrayView ContentType = "text/plain; version=0.0.4; charset=utf-8";

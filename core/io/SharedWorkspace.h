@@ -12,8 +12,9 @@
 namespace EventDesk {
 
 // How an instance's workspace.json meets the configuration of a store several engines share
-// (issue 21, README "Several instances on one store"): the topics and event subscriptions come
-// from the store; the settings, test receivers, port and secrets stay with each instance.
+// (issue 21, docs/shared-store.md "Several instances on one store"): the topics and event
+// subscriptions come from the store; the settings, test receivers, port and secrets stay with each
+// instance.
 namespace SharedWorkspace {
 
 // local with the topics replaced: what an instance runs on a shared store.

@@ -37,9 +37,10 @@ struct PublishResult;
 //                                                        awaiting manual validation
 //   GET  /metrics                                        Prometheus text format
 //   GET  /                                               name, version and topics
-// Before any of that, every request's head passes admit() (README "Security"): its Host must name
-// this endpoint, an Origin header must be one the workspace allows, a publish must be JSON; and
-// the body limit fits the path (a publish's is the publish limit, not the server's).
+// Before any of that, every request's head passes admit() (docs/security.md "The HTTP endpoint"):
+// its Host must name this endpoint, an Origin header must be one the workspace allows, a publish
+// must be JSON; and the body limit fits the path (a publish's is the publish limit, not the
+// server's).
 class TopicEndpoint final : public QObject
 {
     Q_OBJECT
@@ -61,9 +62,9 @@ public:
     // A token's expiry is the wall-clock time its client wrote, so it is compared with the wall
     // clock and not with the engine's clock, which --time-scale makes run faster. Tests replace it.
     void setWallClock(WallClock wallClock);
-    // README "Secrets": a publish to a topic whose key is still awaited is answered 503 with
-    // Retry-After (the SDKs send it again) - neither accepted without its key nor refused as if
-    // the publisher's credential were wrong.
+    // docs/eventdeskd.md "Secrets": a publish to a topic whose key is still awaited is answered 503
+    // with Retry-After (the SDKs send it again) - neither accepted without its key nor refused as
+    // if the publisher's credential were wrong.
     void setKeyWait(KeyWait keyWait);
 
     // Binds to address:port (port 0 picks a free one) and returns the port bound. Also tells the
@@ -72,7 +73,7 @@ public:
     quint16 port() const;
     // Timeouts and the connection cap of the HTTP server (eventdeskd's options; defaults otherwise).
     void setConnectionLimits(const HttpConnectionLimits &limits);
-    // The names a request's Host may give (README "Security"), for the log.
+    // The names a request's Host may give (docs/security.md "The HTTP endpoint"), for the log.
     QString acceptedHosts() { return access().acceptedHosts(); }
     // The HTTP server's figures and the requests admit() refused, for /metrics and the app.
     EndpointSnapshot snapshot() const;

@@ -28,10 +28,10 @@ struct WorkspaceOwner
     QString describe() const;
 };
 
-// One owner per workspace (README "One owner per workspace"): an engine that opens a workspace
-// takes this lock first, before the store hands it the unfinished deliveries, and keeps it until
-// it has shut down; a second engine (eventdeskd or the desktop app, in this process or another)
-// is refused with the owner's details instead of delivering the same events again.
+// One owner per workspace (docs/user-guide.md "One owner per workspace"): an engine that opens a
+// workspace takes this lock first, before the store hands it the unfinished deliveries, and keeps
+// it until it has shut down; a second engine (eventdeskd or the desktop app, in this process or
+// another) is refused with the owner's details instead of delivering the same events again.
 //
 // The lock is a QLockFile, eventdesk.lock in the workspace folder: the owner's pid, executable
 // name and host name (plus the machine and boot ids QLockFile uses), written once when the lock

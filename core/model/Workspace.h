@@ -20,9 +20,9 @@ struct WorkspaceSettings
     int deadLetterDelaySeconds = 300; // SPEC L3, 0..3600
     int probationThreshold = 10; // SPEC P2, 1..100
     int maxConcurrentRequestsPerSubscription = 8; // 1..64
-    // README "Security": names the endpoint answers to besides 127.0.0.1, localhost and [::1]
-    // (and, on a wildcard listen address, any IP address and the machine's name). Lower case,
-    // without port; an IPv6 address in brackets.
+    // docs/security.md "The HTTP endpoint": names the endpoint answers to besides 127.0.0.1,
+    // localhost and [::1] (and, on a wildcard listen address, any IP address and the machine's
+    // name). Lower case, without port; an IPv6 address in brackets.
     QStringList allowedHosts;
     // Web page origins that may call the endpoint (answered with CORS headers); every other
     // request with an Origin header is refused. Serialised as browsers send them:

@@ -34,8 +34,8 @@ enum class DeliveryOutcome {
     // or because its validation ended Failed. Appended: the store keeps these as numbers.
     EndpointValidationPending,
     EndpointValidationFailed,
-    // Decision (README "Secrets"): never attempted because a secret the subscription needs was
-    // still being asked of the system keychain when its time to live ran out. Appended.
+    // Decision (docs/eventdeskd.md "Secrets"): never attempted because a secret the subscription
+    // needs was still being asked of the system keychain when its time to live ran out. Appended.
     KeychainPending,
 };
 

@@ -1,13 +1,13 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-// eventdeskd against what a web page can send to a loopback port (README "Security"): a publish
-// with a Content-Type a page sends without a CORS preflight, a Host naming another site (DNS
-// rebinding), a page's Origin header - each refused in Event Grid's error shape, with nothing
-// stored - while the clients EventDesk serves (QNetworkAccessManager as the SDKs' stand-in here,
-// curl; the SDKs themselves in tests/conformance) keep working; the Host rules on an IPv6 loopback
-// and a wildcard listen address; the names and origins workspace.json allows; the body limits of
-// the publish API and the test receivers; and the endpoint recovering when it runs out of file
-// descriptors (Linux: lowers the daemon's RLIMIT_NOFILE with prlimit(2)).
+// eventdeskd against what a web page can send to a loopback port (docs/security.md "The HTTP
+// endpoint"): a publish with a Content-Type a page sends without a CORS preflight, a Host naming
+// another site (DNS rebinding), a page's Origin header - each refused in Event Grid's error shape,
+// with nothing stored - while the clients EventDesk serves (QNetworkAccessManager as the SDKs'
+// stand-in here, curl; the SDKs themselves in tests/conformance) keep working; the Host rules on an
+// IPv6 loopback and a wildcard listen address; the names and origins workspace.json allows; the
+// body limits of the publish API and the test receivers; and the endpoint recovering when it runs
+// out of file descriptors (Linux: lowers the daemon's RLIMIT_NOFILE with prlimit(2)).
 
 #include "DaemonProcess.h"
 
@@ -372,8 +372,9 @@ void DaemonBrowserOriginTest::ipv6Loopback_hostRules()
     QCOMPARE(storeScalar(m_workspace->path(), u"SELECT COUNT(*) FROM events"_s), 4);
 }
 
-// README "Security": on 0.0.0.0 the endpoint is reached through any of the machine's addresses,
-// so any IP address and the machine's name are accepted in Host; other names are not.
+// docs/security.md "The HTTP endpoint": on 0.0.0.0 the endpoint is reached through any of the
+// machine's addresses, so any IP address and the machine's name are accepted in Host; other names
+// are not.
 void DaemonBrowserOriginTest::wildcardAddress_hostRules()
 {
     QVERIFY(startDaemon(WorkspaceJson::workspace({WorkspaceJson::topic(u"orders"_s, {})}),
@@ -540,9 +541,9 @@ void DaemonBrowserOriginTest::bodyLimits_publishAndReceivers()
 #endif
 }
 
-// README "Security": when accept() fails for want of descriptors, QTcpServer stops accepting. The
-// daemon closes idle connections to free some, keeps trying, reports it in the log and /metrics,
-// and serves again once descriptors are free - without a restart.
+// docs/security.md "The HTTP endpoint": when accept() fails for want of descriptors, QTcpServer
+// stops accepting. The daemon closes idle connections to free some, keeps trying, reports it in the
+// log and /metrics, and serves again once descriptors are free - without a restart.
 void DaemonBrowserOriginTest::outOfFileDescriptors_shedsIdleConnections_recovers_reports()
 {
 #ifndef Q_OS_LINUX

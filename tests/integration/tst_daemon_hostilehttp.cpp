@@ -1,10 +1,10 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-// eventdeskd against hostile HTTP clients on loopback (README "Hostile HTTP"): a flood of slow
-// connections that send half a request head and then nothing, while publishers keep publishing.
-// The publishers keep getting 200s, the header timeout closes every slow connection, and the
-// daemon's resident memory stays bounded. Also: the connection cap answers 503 in Event Grid's
-// error shape, and the options are checked at start. Linux only: it reads /proc and raises
+// eventdeskd against hostile HTTP clients on loopback (docs/security.md "Hostile HTTP"): a flood of
+// slow connections that send half a request head and then nothing, while publishers keep
+// publishing. The publishers keep getting 200s, the header timeout closes every slow connection,
+// and the daemon's resident memory stays bounded. Also: the connection cap answers 503 in Event
+// Grid's error shape, and the options are checked at start. Linux only: it reads /proc and raises
 // RLIMIT_NOFILE.
 
 #include "DaemonProcess.h"

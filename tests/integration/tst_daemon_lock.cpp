@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-// One owner per workspace (README): a second eventdeskd on a workspace that one runs exits with
-// the owner's details instead of delivering the same events; after kill -9 of the owner, a new
-// eventdeskd takes the stale lock over and delivers what was pending.
+// One owner per workspace (docs/user-guide.md): a second eventdeskd on a workspace that one runs
+// exits with the owner's details instead of delivering the same events; after kill -9 of the owner,
+// a new eventdeskd takes the stale lock over and delivers what was pending.
 
 #include "DaemonProcess.h"
 #include "ScriptedReceiver.h"

@@ -1,11 +1,12 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-// Secrets stay out of plain files, with eventdeskd as it runs (README "Secrets stay off the
-// disk"): a webhook URL's key ("?code=") never reaches provisioning.json, which is 0600 and still
-// recognises the endpoint after a restart, while a new key validates it again; a secret header
-// value written into workspace.json is moved into the secret store (here the opt-in secrets file)
-// and out of workspace.json, or - with nowhere to move it - left where it is with an error logged;
-// a secrets file others may read stops start-up. Loopback only: the webhook is a ScriptedReceiver.
+// Secrets stay out of plain files, with eventdeskd as it runs (docs/security.md "Secrets stay off
+// the disk"): a webhook URL's key ("?code=") never reaches provisioning.json, which is 0600 and
+// still recognises the endpoint after a restart, while a new key validates it again; a secret
+// header value written into workspace.json is moved into the secret store (here the opt-in secrets
+// file) and out of workspace.json, or - with nowhere to move it - left where it is with an error
+// logged; a secrets file others may read stops start-up. Loopback only: the webhook is a
+// ScriptedReceiver.
 
 #include "DaemonProcess.h"
 #include "ScriptedReceiver.h"

@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-// Secrets never reach the disk or the logs in plain text (README "Secrets"). Known values - a
-// topic key used as such and through SAS tokens, a secret delivery header, a storage account's
-// connection string (a blob dead-letter destination and a Storage queue), a Service Bus
+// Secrets never reach the disk or the logs in plain text (docs/eventdeskd.md "Secrets"). Known
+// values - a topic key used as such and through SAS tokens, a secret delivery header, a storage
+// account's connection string (a blob dead-letter destination and a Storage queue), a Service Bus
 // namespace's connection string - are given to eventdeskd through its environment, with every
 // log category at debug level. Deliveries succeed, fail, dead-letter, and fail against hosts that
 // refuse connections, whose error paths log. Then the workspace folder - workspace.json, the

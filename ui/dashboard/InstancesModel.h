@@ -12,9 +12,9 @@
 namespace EventDesk::Ui {
 
 // How an instance of a shared store is doing, from its last heartbeat as the store's server sees
-// it. An instance renews its heartbeat every tenth of its lease (README "Several instances on one
-// store") and the app reads the store once a second, so a healthy one is seen at most about a
-// tenth of its lease (plus the read) behind.
+// it. An instance renews its heartbeat every tenth of its lease (docs/shared-store.md "Several
+// instances on one store") and the app reads the store once a second, so a healthy one is seen at
+// most about a tenth of its lease (plus the read) behind.
 enum class InstanceHealth {
     // Heard of within three heartbeat intervals (three tenths of its lease): one missed heartbeat
     // (a long commit, a busy machine) is still normal.

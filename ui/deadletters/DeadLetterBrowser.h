@@ -52,8 +52,9 @@ public:
 
     // Reads the first page and the counts again (F5).
     void reload();
-    // A read-only monitor's browser (README "One owner per workspace"): resubmitting and deleting
-    // are the owner's engine's business and are not offered; browsing, copying and exporting are.
+    // A read-only monitor's browser (docs/user-guide.md "One owner per workspace"): resubmitting
+    // and deleting are the owner's engine's business and are not offered; browsing, copying and
+    // exporting are.
     void setReadOnly(bool readOnly);
     bool isReadOnly() const { return m_readOnly; }
     void setFilterSubscription(const QString &topic, const QString &subscription);

@@ -13,7 +13,8 @@ class QWidget;
 
 namespace EventDesk::Ui {
 
-// README "Desktop app": the port a workspace's topic endpoint and test receivers listen on.
+// docs/user-guide.md "Listen port": the port a workspace's topic endpoint and test receivers listen
+// on.
 //   - The usual one is --listen's (default 127.0.0.1:5170).
 //   - Workspace ▸ Listen On… chooses another for one workspace; the choice is remembered in the
 //     app's settings by workspace folder and used at every later start, unless --listen is

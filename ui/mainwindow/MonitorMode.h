@@ -23,11 +23,11 @@ class MainStatusBar;
 class Banner;
 class WorkspaceFolders;
 
-// The window's read-only monitor mode (README "One owner per workspace"). When a workspace being
-// opened is owned by another engine, it asks what to do (the handler a test sets, else
-// WorkspaceInUseDialog). While EngineHost monitors the workspace, it shows the banner, names the
-// owner in the window title and the status bar, and turns off in the views what only the owner's
-// engine may do: the subscription editor, resubmitting and deleting dead letters, the test
+// The window's read-only monitor mode (docs/user-guide.md "One owner per workspace"). When a
+// workspace being opened is owned by another engine, it asks what to do (the handler a test sets,
+// else WorkspaceInUseDialog). While EngineHost monitors the workspace, it shows the banner, names
+// the owner in the window title and the status bar, and turns off in the views what only the
+// owner's engine may do: the subscription editor, resubmitting and deleting dead letters, the test
 // receivers (the owner keeps their requests). The window's commands follow
 // MainWindowActions::State::readOnly. When the owner stops, the banner offers to take over.
 class MonitorMode final : public QObject

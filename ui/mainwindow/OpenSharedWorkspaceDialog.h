@@ -17,9 +17,10 @@ class QTabWidget;
 
 namespace EventDesk::Ui {
 
-// Where a shared workspace is: a PostgreSQL store that eventdeskd instances share (README
-// "Several instances on one store"), and the password to reach it, which is kept apart from the
-// URL so that the URL can be shown, remembered in the recent list and used as a key without it.
+// Where a shared workspace is: a PostgreSQL store that eventdeskd instances share
+// (docs/shared-store.md "Several instances on one store"), and the password to reach it, which is
+// kept apart from the URL so that the URL can be shown, remembered in the recent list and used as a
+// key without it.
 struct SharedWorkspaceLocation
 {
     QString url; // postgresql://USER@HOST:PORT/DATABASE[?parameters], never with a password

@@ -16,7 +16,8 @@ namespace EventDesk::Ui {
 
 class WorkspaceFolders;
 
-// What to do with a workspace that another engine owns (README "One owner per workspace").
+// What to do with a workspace that another engine owns (docs/user-guide.md "One owner per
+// workspace").
 struct WorkspaceInUseChoice
 {
     enum class Action {

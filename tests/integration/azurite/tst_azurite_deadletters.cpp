@@ -157,7 +157,7 @@ void TestAzuriteDeadLetters::startDaemon(DaemonProcess &daemon, const QString &a
 
 void TestAzuriteDeadLetters::deadLettersLandAsBlobs_data()
 {
-    // README "Secrets": the storage account's key, or its connection string.
+    // docs/eventdeskd.md "Secrets": the storage account's key, or its connection string.
     QTest::addColumn<bool>("connectionString");
     QTest::newRow("account key") << false;
     QTest::newRow("connection string") << true;

@@ -110,8 +110,9 @@ void tst_MainStatusBar::storeErrorShowsAtOnce()
     QVERIFY(warning->toolTip().contains(u"disk I/O error"_s));
 }
 
-// README "Security": accept() failing (out of file descriptors) is shown, with the error in the
-// tooltip, next to the store's warning, and goes away once the endpoint accepts again.
+// docs/security.md "The HTTP endpoint": accept() failing (out of file descriptors) is shown, with
+// the error in the tooltip, next to the store's warning, and goes away once the endpoint accepts
+// again.
 void tst_MainStatusBar::endpointThatCannotAcceptIsShownUntilItRecovers()
 {
     QMainWindow window;

@@ -1,9 +1,9 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-// One owner per workspace (README): the desktop app opening a workspace that another process owns.
-// eventdesk_lock_holder holds the workspace's lock as another engine would, and this test writes
-// the store as that engine's store would be written; the window is asked what to do through an
-// injected handler, so no modal dialog blocks the test.
+// One owner per workspace (docs/user-guide.md): the desktop app opening a workspace that another
+// process owns. eventdesk_lock_holder holds the workspace's lock as another engine would, and this
+// test writes the store as that engine's store would be written; the window is asked what to do
+// through an injected handler, so no modal dialog blocks the test.
 
 #include "LockHolder.h"
 #include "dashboard/DashboardView.h"

@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-// Subscriptions waiting for the keychain (Engine::setSecretsPending, README "Secrets"): on a manual
-// clock and a fake access manager, a subscription whose secret has not come is held - not
-// attempted, not counted, one alarm for its whole backlog (SPEC P5) - while every other one
+// Subscriptions waiting for the keychain (Engine::setSecretsPending, docs/eventdeskd.md "Secrets"):
+// on a manual clock and a fake access manager, a subscription whose secret has not come is held -
+// not attempted, not counted, one alarm for its whole backlog (SPEC P5) - while every other one
 // delivers; its held deliveries' TTL runs (SPEC R6/R7) and they go out as soon as it answers.
 
 #include "FakeNetwork.h"

@@ -1,10 +1,10 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-// Which request heads the endpoint admits (README "Security"): the Host header must name the
-// endpoint (loopback names, the listen address, on a wildcard address any IP address and the
-// machine's name, and workspace.json's settings.allowedHosts), a request with an Origin header
-// must come from an origin the settings list, and a publish must be JSON. Here as pure checks;
-// tst_daemon_browserorigin sends the same requests to eventdeskd.
+// Which request heads the endpoint admits (docs/security.md "The HTTP endpoint"): the Host header
+// must name the endpoint (loopback names, the listen address, on a wildcard address any IP address
+// and the machine's name, and workspace.json's settings.allowedHosts), a request with an Origin
+// header must come from an origin the settings list, and a publish must be JSON. Here as pure
+// checks; tst_daemon_browserorigin sends the same requests to eventdeskd.
 
 #include "io/EndpointAccess.h"
 #include "io/TopicEndpoint.h"

@@ -1,10 +1,10 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-// The HTTP/1.1 server of the topic endpoint and the test receivers against hostile clients (README
-// "Hostile HTTP"): every request-smuggling shape is answered 400 (or 501) and the connection
-// closed; half heads, stalled bodies and idle kept-alive connections are closed by the timeouts;
-// connections beyond the cap are refused while the others keep working. Real loopback sockets,
-// timeouts of a few hundred milliseconds, and QTRY waits far longer than any timeout.
+// The HTTP/1.1 server of the topic endpoint and the test receivers against hostile clients
+// (docs/security.md "Hostile HTTP"): every request-smuggling shape is answered 400 (or 501) and the
+// connection closed; half heads, stalled bodies and idle kept-alive connections are closed by the
+// timeouts; connections beyond the cap are refused while the others keep working. Real loopback
+// sockets, timeouts of a few hundred milliseconds, and QTRY waits far longer than any timeout.
 
 #include "io/HttpServer.h"
 

@@ -238,7 +238,7 @@ void MetricsTest::counters_carryTheSnapshotValues_data()
                                           << QHash<QString, QString>{} << 4.0;
     QTest::newRow("parked deliveries") << u"eventdesk_parked_deliveries"_s
                                        << QHash<QString, QString>{} << 5.0;
-    // README "Security": the endpoint's own figures.
+    // docs/security.md "The HTTP endpoint": the endpoint's own figures.
     const QHash<QString, QString> none;
     QTest::newRow("connections") << u"eventdesk_http_connections"_s << none << 17.0;
     QTest::newRow("accept failing") << u"eventdesk_http_accept_failing"_s << none << 1.0;

@@ -435,8 +435,8 @@ void TestReceiverTest::records_areABoundedRingBuffer()
     QCOMPARE(m_service->receivedCount(u"demo"_s), quint64(12));
 }
 
-// README "Built-in test receivers": besides the count, the records' bytes are bounded, so large
-// bodies cannot grow the process beyond the budget; the newest request is always kept.
+// docs/eventdeskd.md "Built-in test receivers": besides the count, the records' bytes are bounded,
+// so large bodies cannot grow the process beyond the budget; the newest request is always kept.
 void TestReceiverTest::records_areBoundedInBytes()
 {
     constexpr qsizetype Budget = 1024 * 1024;
@@ -459,7 +459,7 @@ void TestReceiverTest::records_areBoundedInBytes()
     QCOMPARE(send("POST", QByteArray(2 * Budget, 'c')).status, 200);
     QCOMPARE(m_service->records(u"demo"_s).size(), 1);
     QCOMPARE(m_service->records(u"demo"_s).constFirst().body.size(), 2 * Budget);
-    // The defaults, as the README states them.
+    // The defaults, as docs/eventdeskd.md states them.
     QCOMPARE(TestReceiverService::DefaultRecordCapacity, 1000);
     QCOMPARE(TestReceiverService::DefaultRecordBytes, qsizetype(64 * 1024 * 1024));
 }

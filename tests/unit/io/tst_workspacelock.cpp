@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-// One owner per workspace (README): the lock an engine takes before it opens a workspace's store.
-// "Another engine" is this process (a second WorkspaceLock) or a real child process,
-// eventdesk_lock_holder, which the tests kill with SIGKILL to leave a stale lock behind.
+// One owner per workspace (docs/user-guide.md): the lock an engine takes before it opens a
+// workspace's store. "Another engine" is this process (a second WorkspaceLock) or a real child
+// process, eventdesk_lock_holder, which the tests kill with SIGKILL to leave a stale lock behind.
 
 #include "LockHolder.h"
 #include "io/WorkspaceFolder.h"

@@ -1,8 +1,9 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-// workspace.json's settings for the endpoint (README "Security", "Workspace"): allowedHosts and
-// allowedOrigins, normalised as a Host or Origin header writes them, written back only when set,
-// and refused with the field's path when they could never match a header.
+// workspace.json's settings for the endpoint (docs/security.md "The HTTP endpoint",
+// docs/user-guide.md "Workspace"): allowedHosts and allowedOrigins, normalised as a Host or Origin
+// header writes them, written back only when set, and refused with the field's path when they could
+// never match a header.
 
 #include "model/Workspace.h"
 
@@ -23,8 +24,9 @@ private Q_SLOTS:
     void settingsAllowedHostsAndOrigins();
 };
 
-// README "Security": names and origins the endpoint admits besides its own, normalised as a Host or
-// Origin header writes them, and refused with the field's path when they could never match one.
+// docs/security.md "The HTTP endpoint": names and origins the endpoint admits besides its own,
+// normalised as a Host or Origin header writes them, and refused with the field's path when they
+// could never match one.
 void WorkspaceSettingsTest::settingsAllowedHostsAndOrigins_data()
 {
     QTest::addColumn<QString>("field");
