@@ -345,10 +345,10 @@ void DeadLetterBrowser::setFilterSubscription(const QString &topic, const QStrin
     applyFilter();
 }
 
-DeadLetterFilter DeadLetterBrowser::filterFromControls() const
+DeadLetterQuery DeadLetterBrowser::filterFromControls() const
 {
     const FilterQuery query = m_filterBar->query();
-    DeadLetterFilter filter;
+    DeadLetterQuery filter;
     filter.topic = query.topic;
     filter.subscription = query.subscription;
     filter.reason = query.reason.value_or(DeadLetterReason::None);
@@ -361,7 +361,7 @@ DeadLetterFilter DeadLetterBrowser::filterFromControls() const
 
 void DeadLetterBrowser::applyFilter()
 {
-    const DeadLetterFilter filter = filterFromControls();
+    const DeadLetterQuery filter = filterFromControls();
     if (filter == m_model->filter())
         return;
     m_model->setFilter(filter);
@@ -394,7 +394,7 @@ void DeadLetterBrowser::requestCounts()
     // turn comes is skipped.
     m_latestCountRequest->store(generation);
     const std::shared_ptr<std::atomic<quint64>> latest = m_latestCountRequest;
-    const DeadLetterFilter filter = m_model->filter();
+    const DeadLetterQuery filter = m_model->filter();
     m_countReader->run(
         this,
         [this, generation, latest,
@@ -410,8 +410,8 @@ void DeadLetterBrowser::requestCounts()
                 error = all.error();
             } else {
                 total = matching = all.value();
-                if (!filter.isEmpty()) {
-                    const auto matched = store.value()->countDeadLetters(filter.query(0));
+                if (filter.hasFilter()) {
+                    const auto matched = store.value()->countDeadLetters(filter);
                     if (matched)
                         matching = matched.value();
                     else
@@ -448,7 +448,7 @@ void DeadLetterBrowser::showCounts()
         return;
     }
     const QString total = tr("%1 dead letters").arg(locale.toString(m_total));
-    m_filterBar->setSummary(m_model->filter().isEmpty()
+    m_filterBar->setSummary(!m_model->filter().hasFilter()
                                 ? total
                                 : tr("%1, %2 match").arg(total, locale.toString(m_matching)));
 }

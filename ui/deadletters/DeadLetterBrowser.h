@@ -100,7 +100,7 @@ private:
     void createActions();
     void rebuildSubscriptionChoices();
     void applyFilter();
-    DeadLetterFilter filterFromControls() const;
+    DeadLetterQuery filterFromControls() const;
     void requestCounts();
     void showCounts();
     void updateActions();

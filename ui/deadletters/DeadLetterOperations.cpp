@@ -173,7 +173,7 @@ void DeadLetterOperations::nextChunk()
     }
     // All matching: the next ids by keyset. Resubmitted and deleted rows leave the index, and rows
     // that failed stay behind the keyset, so each one is taken once.
-    const DeadLetterFilter filter = op.request.filter;
+    const DeadLetterQuery filter = op.request.filter;
     const qint64 beforeId = op.beforeId;
     m_reader->run(this,
                   [this, filter, beforeId](
@@ -183,7 +183,8 @@ void DeadLetterOperations::nextChunk()
                       if (!store) {
                           error = store.error();
                       } else {
-                          DeadLetterQuery query = filter.query(beforeId);
+                          DeadLetterQuery query = filter;
+                          query.beforeId = beforeId;
                           query.limit = Chunk;
                           if (auto read = store.value()->deadLetterIds(query); !read)
                               error = read.error();
