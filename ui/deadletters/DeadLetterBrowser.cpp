@@ -9,7 +9,6 @@
 #include "host/EngineHost.h"
 #include "log/StoreReader.h"
 #include "store/DeadLetterRows.h"
-#include "store/SqliteStoreSchema.h"
 
 #include <QAction>
 #include <QFileDialog>

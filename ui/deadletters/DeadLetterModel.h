@@ -3,7 +3,6 @@
 #pragma once
 
 #include "store/DeliveryStore.h"
-#include "store/SqliteStoreSchema.h"
 
 #include <QAbstractTableModel>
 #include <QList>

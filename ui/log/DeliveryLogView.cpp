@@ -7,7 +7,6 @@
 #include "common/ColumnFitter.h"
 #include "common/FilterBar.h"
 #include "store/AttemptLogRows.h"
-#include "store/SqliteStoreSchema.h"
 
 #include <QAction>
 #include <QApplication>
