@@ -92,6 +92,12 @@ FilterBar::Fields filterFields()
     return fields;
 }
 
+// A question with Yes and No: true when the user answers Yes.
+bool askYes(QWidget *parent, const QString &title, const QString &question)
+{
+    return QMessageBox::question(parent, title, question) == QMessageBox::Yes;
+}
+
 } // namespace
 
 DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
@@ -563,33 +569,22 @@ void DeadLetterBrowser::openBlobFolder()
         current.data(DeadLetterModel::BlobPathRole).toString());
 }
 
-void DeadLetterBrowser::resubmit(Scope scope)
+void DeadLetterBrowser::startConfirmed(DeadLetterOperations::Kind kind, Scope scope)
 {
     if (m_readOnly || m_operations->isBusy())
         return;
     DeadLetterOperations::Request request;
-    request.kind = DeadLetterOperations::Kind::Resubmit;
+    request.kind = kind;
     request.scope = scope;
     if (scope == Scope::Selected) {
         request.ids = selectedIds();
         request.total = request.ids.size();
-        if (request.ids.isEmpty())
-            return;
-        if (request.ids.size() > 1
-            && QMessageBox::question(this, tr("Resubmit Dead Letters"),
-                                     tr("Resubmit %n dead letter(s) to their subscriptions?",
-                                        nullptr, int(request.ids.size())))
-                != QMessageBox::Yes)
-            return;
-        m_operations->start(std::move(request));
+        if (!request.ids.isEmpty() && confirm(kind, scope, request.total))
+            m_operations->start(std::move(request));
         return;
     }
     withSomeMatching([this, request](qint64 matching) mutable {
-        if (QMessageBox::question(this, tr("Resubmit All Matching"),
-                                  tr("Resubmit all %1 dead letters that match the filter to their "
-                                     "subscriptions?")
-                                      .arg(QLocale().toString(matching)))
-            != QMessageBox::Yes)
+        if (!confirm(request.kind, request.scope, matching))
             return;
         request.total = matching;
         request.filter = m_model->filter();
@@ -597,26 +592,41 @@ void DeadLetterBrowser::resubmit(Scope scope)
     });
 }
 
+bool DeadLetterBrowser::confirm(DeadLetterOperations::Kind kind, Scope scope, qint64 count)
+{
+    const bool all = scope == Scope::AllMatching;
+    switch (kind) {
+    case DeadLetterOperations::Kind::Resubmit:
+        return (!all && count == 1)
+            || askYes(this, all ? tr("Resubmit All Matching") : tr("Resubmit Dead Letters"),
+                      all ? tr("Resubmit all %1 dead letters that match the filter to their "
+                               "subscriptions?")
+                                .arg(QLocale().toString(count))
+                          : tr("Resubmit %n dead letter(s) to their subscriptions?", nullptr,
+                               int(count)));
+    case DeadLetterOperations::Kind::Delete:
+        return askYes(this, all ? tr("Delete All Matching") : tr("Delete Dead Letters"),
+                      all ? tr("Delete all %1 dead letters that match the filter? They leave "
+                               "the index; the blob files stay.")
+                                .arg(QLocale().toString(count))
+                          : tr("Delete %n dead letter(s)? They leave the index and can no "
+                               "longer be resubmitted from EventDesk; the blob files stay.",
+                               nullptr, int(count)));
+    default:
+        // The dry run through the topic asks nothing: it changes nothing, and its answer is the
+        // confirmation.
+        return true;
+    }
+}
+
+void DeadLetterBrowser::resubmit(Scope scope)
+{
+    startConfirmed(DeadLetterOperations::Kind::Resubmit, scope);
+}
+
 void DeadLetterBrowser::resubmitThroughTopic(Scope scope)
 {
-    if (m_readOnly || m_operations->isBusy())
-        return;
-    // The dry run asks nothing: it changes nothing, and its answer is the confirmation.
-    DeadLetterOperations::Request request;
-    request.kind = DeadLetterOperations::Kind::DryRunThroughTopic;
-    request.scope = scope;
-    if (scope == Scope::Selected) {
-        request.ids = selectedIds();
-        request.total = request.ids.size();
-        if (!request.ids.isEmpty())
-            m_operations->start(std::move(request));
-        return;
-    }
-    withSomeMatching([this, request](qint64 matching) mutable {
-        request.total = matching;
-        request.filter = m_model->filter();
-        m_operations->start(std::move(request));
-    });
+    startConfirmed(DeadLetterOperations::Kind::DryRunThroughTopic, scope);
 }
 
 void DeadLetterBrowser::dryRunDone(const DeadLetterOperations::Request &request,
@@ -639,36 +649,7 @@ void DeadLetterBrowser::dryRunDone(const DeadLetterOperations::Request &request,
 
 void DeadLetterBrowser::remove(Scope scope)
 {
-    if (m_readOnly || m_operations->isBusy())
-        return;
-    DeadLetterOperations::Request request;
-    request.kind = DeadLetterOperations::Kind::Delete;
-    request.scope = scope;
-    if (scope == Scope::Selected) {
-        request.ids = selectedIds();
-        request.total = request.ids.size();
-        if (request.ids.isEmpty())
-            return;
-        if (QMessageBox::question(this, tr("Delete Dead Letters"),
-                                  tr("Delete %n dead letter(s)? They leave the index and can no "
-                                     "longer be resubmitted from EventDesk; the blob files stay.",
-                                     nullptr, int(request.ids.size())))
-            != QMessageBox::Yes)
-            return;
-        m_operations->start(std::move(request));
-        return;
-    }
-    withSomeMatching([this, request](qint64 matching) mutable {
-        if (QMessageBox::question(this, tr("Delete All Matching"),
-                                  tr("Delete all %1 dead letters that match the filter? They leave "
-                                     "the index; the blob files stay.")
-                                      .arg(QLocale().toString(matching)))
-            != QMessageBox::Yes)
-            return;
-        request.total = matching;
-        request.filter = m_model->filter();
-        m_operations->start(std::move(request));
-    });
+    startConfirmed(DeadLetterOperations::Kind::Delete, scope);
 }
 
 void DeadLetterBrowser::exportDeadLetters(Scope scope)
