@@ -4,15 +4,14 @@
 
 #include "DeadLetterDetailPane.h"
 #include "TopicResubmitDialog.h"
-#include "common/ColumnFitter.h"
 #include "common/FilterBar.h"
+#include "common/RecordTable.h"
 #include "host/EngineHost.h"
 #include "log/StoreReader.h"
 #include "store/DeadLetterRows.h"
 
 #include <QAction>
 #include <QFileDialog>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
 #include <QMenu>
@@ -121,25 +120,8 @@ DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
 
     // List.
     m_table->setModel(m_model);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
-    m_table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
-    m_table->setAlternatingRowColors(true);
-    m_table->setShowGrid(false);
-    m_table->setWordWrap(false);
-    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
-    m_table->verticalHeader()->setVisible(false);
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
-    QHeaderView *header = m_table->horizontalHeader();
-    header->setSectionResizeMode(QHeaderView::Interactive);
-    header->setStretchLastSection(true);
-    header->setHighlightSections(false);
-    // Columns fit their content as pages arrive (the reason names are long); what still does
-    // not fit is elided with the whole text in the cell's tooltip.
-    new ColumnFitter(m_table);
+    // The reason names are long: their columns fit them as pages arrive.
+    setupRecordTable(m_table, fontMetrics());
 
     createActions();
 
