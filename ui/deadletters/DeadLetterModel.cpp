@@ -79,21 +79,19 @@ void DeadLetterModel::fetchPage()
     }
     m_fetching = true;
     const quint64 generation = m_generation;
-    const qint64 beforeId = m_nextBeforeId;
-    const DeadLetterQuery filter = m_filter;
+    DeadLetterQuery query = m_filter;
+    query.beforeId = m_nextBeforeId;
+    query.limit = PageSize;
     m_reader->run(
         this,
-        [this, generation, beforeId,
-         filter](const Expected<DeliveryStoreReader *> &store) -> StoreReader::Continuation {
+        [this, generation,
+         query](const Expected<DeliveryStoreReader *> &store) -> StoreReader::Continuation {
             QList<DeadLetterEntry> rows;
             QString error;
             if (!store) {
                 error = store.error();
             } else {
                 // The index fields only: the detail pane reads the record of one row at a time.
-                DeadLetterQuery query = filter;
-                query.beforeId = beforeId;
-                query.limit = PageSize;
                 if (auto read = store.value()->deadLetters(query, DeadLetterFields::IndexOnly);
                     !read)
                     error = read.error();
