@@ -3,6 +3,7 @@
 #include "EngineState.h"
 
 #include "../Logging.h"
+#include "../rules/RetryPlanner.h"
 #include "../rules/SchemaConverter.h"
 
 using namespace Qt::StringLiterals;
@@ -167,8 +168,9 @@ QByteArray EngineState::deliveredBody(const Subscription &subscription,
 
 HeapEntry heldEntry(const Subscription &subscription, const Delivery &delivery)
 {
-    const qint64 ttlMs = qint64(subscription.config.retryPolicy.eventTimeToLiveInMinutes) * 60'000;
-    return HeapEntry {delivery.publishMs + ttlMs, quint64(delivery.id), delivery.generation};
+    return HeapEntry {
+        RetryPlanner::expiresAtMs(subscription.config.retryPolicy, delivery.publishMs),
+        quint64(delivery.id), delivery.generation};
 }
 
 void EngineState::pushPending(Subscription &subscription, Delivery &delivery)

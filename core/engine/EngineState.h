@@ -134,7 +134,7 @@ struct Subscription
     // Provisioning
     ValidationState validation;
     // Deliveries held while the endpoint is not validated, by the time their TTL runs out
-    // (publish time + eventTimeToLiveInMinutes): kept only while the subscription is not
+    // (RetryPlanner::expiresAtMs()): kept only while the subscription is not
     // Succeeded, so that a held delivery is never stranded.
     std::vector<HeapEntry> heldExpiry; // key: delivery id
     bool heldTracked = false;

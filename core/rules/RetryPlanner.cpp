@@ -84,10 +84,16 @@ RetryDecision RetryPlanner::afterFailure(const RetryPolicy &policy, DeliveryOutc
     return decision;
 }
 
+qint64 RetryPlanner::expiresAtMs(const RetryPolicy &policy, qint64 publishMs)
+{
+    // SPEC R7: TTL is measured from the publish time.
+    return publishMs + qint64(policy.eventTimeToLiveInMinutes) * MinuteMs;
+}
+
 bool RetryPlanner::isExpired(const RetryPolicy &policy, qint64 publishMs, qint64 nowMs)
 {
-    // SPEC R7: TTL is measured from the publish time; at exactly publish + TTL it has run out.
-    return nowMs >= publishMs + qint64(policy.eventTimeToLiveInMinutes) * MinuteMs;
+    // SPEC R7: at exactly publish + TTL it has run out.
+    return nowMs >= expiresAtMs(policy, publishMs);
 }
 
 RetryDecision::Action RetryPlanner::fateAction(bool hasDeadLetterDestination)

@@ -43,8 +43,13 @@ public:
                                       int httpStatus, int failedAttempts, qint64 nowMs,
                                       double jitterFraction, bool hasDeadLetterDestination);
 
+    // R7: when the TTL of a delivery published at publishMs runs out: publishMs +
+    // eventTimeToLiveInMinutes. The engine orders held deliveries by it, the retry-timeline
+    // preview draws it.
+    static qint64 expiresAtMs(const RetryPolicy &policy, qint64 publishMs);
+
     // R7: called when a delivery comes due (before sending it). True if its TTL has run out:
-    // nowMs >= publishMs + ttl.
+    // nowMs >= expiresAtMs(policy, publishMs).
     static bool isExpired(const RetryPolicy &policy, qint64 publishMs, qint64 nowMs);
 
     // L1: DeadLetter when the subscription has a destination, otherwise Drop.

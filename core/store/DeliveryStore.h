@@ -181,6 +181,15 @@ struct DeadLetterQuery
     std::optional<DeliveryOutcome> lastOutcome; // nullopt = any
     qint64 fromMs = 0; // dead_lettered_ms >= fromMs (0 = no lower bound)
     qint64 toMs = 0; // dead_lettered_ms <= toMs (0 = no upper bound)
+
+    // Whether any filter is set; beforeId and limit only page through the matching rows.
+    // Without a filter every dead letter matches (the dead-letter browser then counts once).
+    bool hasFilter() const
+    {
+        return !topic.isEmpty() || !subscription.isEmpty() || reason != DeadLetterReason::None
+            || !text.isEmpty() || lastOutcome.has_value() || fromMs != 0 || toMs != 0;
+    }
+    bool operator==(const DeadLetterQuery &other) const = default;
 };
 
 // The ids an engine hands out itself (InstanceLeases::reserveIds).

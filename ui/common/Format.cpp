@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "Format.h"
 
+#include "rules/OutcomeClassifier.h"
+
 #include <QCoreApplication>
 #include <QDateTime>
 
@@ -157,6 +159,9 @@ QString prettyJson(const QByteArray &json)
 
 QColor outcomeColor(DeliveryOutcome outcome)
 {
+    // Red is for what retrying cannot fix: the retry rules say which outcomes those are.
+    if (OutcomeClassifier::isNoRetry(outcome))
+        return QColor(0xd0, 0x36, 0x36);
     switch (outcome) {
     case DeliveryOutcome::Delivered:
         return QColor(0x2e, 0xa0, 0x43);
@@ -166,14 +171,6 @@ QColor outcomeColor(DeliveryOutcome outcome)
     case DeliveryOutcome::GenericError:
     case DeliveryOutcome::SessionQueueNotSupported:
         return QColor(0xd9, 0x8a, 0x00);
-    case DeliveryOutcome::BadRequest:
-    case DeliveryOutcome::Unauthorized:
-    case DeliveryOutcome::Forbidden:
-    case DeliveryOutcome::PayloadTooLarge:
-    case DeliveryOutcome::Disabled:
-    case DeliveryOutcome::Full:
-    case DeliveryOutcome::InvalidAzureFunctionDestination:
-        return QColor(0xd0, 0x36, 0x36);
     case DeliveryOutcome::SocketError:
     case DeliveryOutcome::ResolutionError:
     case DeliveryOutcome::Aborted:

@@ -31,7 +31,8 @@ QString destinationTypeDisplayName(DestinationType type);
 QString prettyJson(const QByteArray &json);
 
 // One colour per outcome family, readable on light and dark palettes: success green, retried
-// failures amber, no-retry failures red, network failures purple, probation/cancel grey.
+// failures amber, no-retry failures (OutcomeClassifier::isNoRetry) red, network failures purple,
+// probation/cancel grey.
 QColor outcomeColor(DeliveryOutcome outcome);
 
 // Text colour for inline validation messages: a red that stays readable on the palette's window

@@ -4,16 +4,14 @@
 
 #include "DeadLetterDetailPane.h"
 #include "TopicResubmitDialog.h"
-#include "common/ColumnFitter.h"
 #include "common/FilterBar.h"
+#include "common/RecordTable.h"
 #include "host/EngineHost.h"
 #include "log/StoreReader.h"
 #include "store/DeadLetterRows.h"
-#include "store/SqliteStoreSchema.h"
 
 #include <QAction>
 #include <QFileDialog>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
 #include <QMenu>
@@ -93,6 +91,12 @@ FilterBar::Fields filterFields()
     return fields;
 }
 
+// A question with Yes and No: true when the user answers Yes.
+bool askYes(QWidget *parent, const QString &title, const QString &question)
+{
+    return QMessageBox::question(parent, title, question) == QMessageBox::Yes;
+}
+
 } // namespace
 
 DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
@@ -116,25 +120,8 @@ DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
 
     // List.
     m_table->setModel(m_model);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
-    m_table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
-    m_table->setAlternatingRowColors(true);
-    m_table->setShowGrid(false);
-    m_table->setWordWrap(false);
-    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
-    m_table->verticalHeader()->setVisible(false);
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
-    QHeaderView *header = m_table->horizontalHeader();
-    header->setSectionResizeMode(QHeaderView::Interactive);
-    header->setStretchLastSection(true);
-    header->setHighlightSections(false);
-    // Columns fit their content as pages arrive (the reason names are long); what still does
-    // not fit is elided with the whole text in the cell's tooltip.
-    new ColumnFitter(m_table);
+    // The reason names are long: their columns fit them as pages arrive.
+    setupRecordTable(m_table, fontMetrics());
 
     createActions();
 
@@ -345,10 +332,10 @@ void DeadLetterBrowser::setFilterSubscription(const QString &topic, const QStrin
     applyFilter();
 }
 
-DeadLetterFilter DeadLetterBrowser::filterFromControls() const
+DeadLetterQuery DeadLetterBrowser::filterFromControls() const
 {
     const FilterQuery query = m_filterBar->query();
-    DeadLetterFilter filter;
+    DeadLetterQuery filter;
     filter.topic = query.topic;
     filter.subscription = query.subscription;
     filter.reason = query.reason.value_or(DeadLetterReason::None);
@@ -361,7 +348,7 @@ DeadLetterFilter DeadLetterBrowser::filterFromControls() const
 
 void DeadLetterBrowser::applyFilter()
 {
-    const DeadLetterFilter filter = filterFromControls();
+    const DeadLetterQuery filter = filterFromControls();
     if (filter == m_model->filter())
         return;
     m_model->setFilter(filter);
@@ -394,7 +381,7 @@ void DeadLetterBrowser::requestCounts()
     // turn comes is skipped.
     m_latestCountRequest->store(generation);
     const std::shared_ptr<std::atomic<quint64>> latest = m_latestCountRequest;
-    const DeadLetterFilter filter = m_model->filter();
+    const DeadLetterQuery filter = m_model->filter();
     m_countReader->run(
         this,
         [this, generation, latest,
@@ -410,8 +397,8 @@ void DeadLetterBrowser::requestCounts()
                 error = all.error();
             } else {
                 total = matching = all.value();
-                if (!filter.isEmpty()) {
-                    const auto matched = store.value()->countDeadLetters(filter.query(0));
+                if (filter.hasFilter()) {
+                    const auto matched = store.value()->countDeadLetters(filter);
                     if (matched)
                         matching = matched.value();
                     else
@@ -448,7 +435,7 @@ void DeadLetterBrowser::showCounts()
         return;
     }
     const QString total = tr("%1 dead letters").arg(locale.toString(m_total));
-    m_filterBar->setSummary(m_model->filter().isEmpty()
+    m_filterBar->setSummary(!m_model->filter().hasFilter()
                                 ? total
                                 : tr("%1, %2 match").arg(total, locale.toString(m_matching)));
 }
@@ -564,33 +551,22 @@ void DeadLetterBrowser::openBlobFolder()
         current.data(DeadLetterModel::BlobPathRole).toString());
 }
 
-void DeadLetterBrowser::resubmit(Scope scope)
+void DeadLetterBrowser::startConfirmed(DeadLetterOperations::Kind kind, Scope scope)
 {
     if (m_readOnly || m_operations->isBusy())
         return;
     DeadLetterOperations::Request request;
-    request.kind = DeadLetterOperations::Kind::Resubmit;
+    request.kind = kind;
     request.scope = scope;
     if (scope == Scope::Selected) {
         request.ids = selectedIds();
         request.total = request.ids.size();
-        if (request.ids.isEmpty())
-            return;
-        if (request.ids.size() > 1
-            && QMessageBox::question(this, tr("Resubmit Dead Letters"),
-                                     tr("Resubmit %n dead letter(s) to their subscriptions?",
-                                        nullptr, int(request.ids.size())))
-                != QMessageBox::Yes)
-            return;
-        m_operations->start(std::move(request));
+        if (!request.ids.isEmpty() && confirm(kind, scope, request.total))
+            m_operations->start(std::move(request));
         return;
     }
     withSomeMatching([this, request](qint64 matching) mutable {
-        if (QMessageBox::question(this, tr("Resubmit All Matching"),
-                                  tr("Resubmit all %1 dead letters that match the filter to their "
-                                     "subscriptions?")
-                                      .arg(QLocale().toString(matching)))
-            != QMessageBox::Yes)
+        if (!confirm(request.kind, request.scope, matching))
             return;
         request.total = matching;
         request.filter = m_model->filter();
@@ -598,26 +574,41 @@ void DeadLetterBrowser::resubmit(Scope scope)
     });
 }
 
+bool DeadLetterBrowser::confirm(DeadLetterOperations::Kind kind, Scope scope, qint64 count)
+{
+    const bool all = scope == Scope::AllMatching;
+    switch (kind) {
+    case DeadLetterOperations::Kind::Resubmit:
+        return (!all && count == 1)
+            || askYes(this, all ? tr("Resubmit All Matching") : tr("Resubmit Dead Letters"),
+                      all ? tr("Resubmit all %1 dead letters that match the filter to their "
+                               "subscriptions?")
+                                .arg(QLocale().toString(count))
+                          : tr("Resubmit %n dead letter(s) to their subscriptions?", nullptr,
+                               int(count)));
+    case DeadLetterOperations::Kind::Delete:
+        return askYes(this, all ? tr("Delete All Matching") : tr("Delete Dead Letters"),
+                      all ? tr("Delete all %1 dead letters that match the filter? They leave "
+                               "the index; the blob files stay.")
+                                .arg(QLocale().toString(count))
+                          : tr("Delete %n dead letter(s)? They leave the index and can no "
+                               "longer be resubmitted from EventDesk; the blob files stay.",
+                               nullptr, int(count)));
+    default:
+        // The dry run through the topic asks nothing: it changes nothing, and its answer is the
+        // confirmation.
+        return true;
+    }
+}
+
+void DeadLetterBrowser::resubmit(Scope scope)
+{
+    startConfirmed(DeadLetterOperations::Kind::Resubmit, scope);
+}
+
 void DeadLetterBrowser::resubmitThroughTopic(Scope scope)
 {
-    if (m_readOnly || m_operations->isBusy())
-        return;
-    // The dry run asks nothing: it changes nothing, and its answer is the confirmation.
-    DeadLetterOperations::Request request;
-    request.kind = DeadLetterOperations::Kind::DryRunThroughTopic;
-    request.scope = scope;
-    if (scope == Scope::Selected) {
-        request.ids = selectedIds();
-        request.total = request.ids.size();
-        if (!request.ids.isEmpty())
-            m_operations->start(std::move(request));
-        return;
-    }
-    withSomeMatching([this, request](qint64 matching) mutable {
-        request.total = matching;
-        request.filter = m_model->filter();
-        m_operations->start(std::move(request));
-    });
+    startConfirmed(DeadLetterOperations::Kind::DryRunThroughTopic, scope);
 }
 
 void DeadLetterBrowser::dryRunDone(const DeadLetterOperations::Request &request,
@@ -640,36 +631,7 @@ void DeadLetterBrowser::dryRunDone(const DeadLetterOperations::Request &request,
 
 void DeadLetterBrowser::remove(Scope scope)
 {
-    if (m_readOnly || m_operations->isBusy())
-        return;
-    DeadLetterOperations::Request request;
-    request.kind = DeadLetterOperations::Kind::Delete;
-    request.scope = scope;
-    if (scope == Scope::Selected) {
-        request.ids = selectedIds();
-        request.total = request.ids.size();
-        if (request.ids.isEmpty())
-            return;
-        if (QMessageBox::question(this, tr("Delete Dead Letters"),
-                                  tr("Delete %n dead letter(s)? They leave the index and can no "
-                                     "longer be resubmitted from EventDesk; the blob files stay.",
-                                     nullptr, int(request.ids.size())))
-            != QMessageBox::Yes)
-            return;
-        m_operations->start(std::move(request));
-        return;
-    }
-    withSomeMatching([this, request](qint64 matching) mutable {
-        if (QMessageBox::question(this, tr("Delete All Matching"),
-                                  tr("Delete all %1 dead letters that match the filter? They leave "
-                                     "the index; the blob files stay.")
-                                      .arg(QLocale().toString(matching)))
-            != QMessageBox::Yes)
-            return;
-        request.total = matching;
-        request.filter = m_model->filter();
-        m_operations->start(std::move(request));
-    });
+    startConfirmed(DeadLetterOperations::Kind::Delete, scope);
 }
 
 void DeadLetterBrowser::exportDeadLetters(Scope scope)

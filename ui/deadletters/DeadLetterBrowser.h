@@ -101,7 +101,7 @@ private:
     void createActions();
     void rebuildSubscriptionChoices();
     void applyFilter();
-    DeadLetterFilter filterFromControls() const;
+    DeadLetterQuery filterFromControls() const;
     void requestCounts();
     void showCounts();
     void updateActions();
@@ -111,6 +111,13 @@ private:
     // For the actions on all matching dead letters: then runs only when some match; otherwise the
     // status line says why nothing was done (none match, or they could not be counted).
     void withSomeMatching(std::function<void(qint64 matching)> then);
+    // resubmit(), remove() and resubmitThroughTopic(): starts kind on the selected dead letters,
+    // or on all that match the filter, once confirm() agrees. Nothing selected or none matching
+    // starts nothing.
+    void startConfirmed(DeadLetterOperations::Kind kind, Scope scope);
+    // Asks whether to resubmit or delete count dead letters (one selected is resubmitted without
+    // a question); the dry run through the topic asks nothing.
+    bool confirm(DeadLetterOperations::Kind kind, Scope scope, qint64 count);
     void showContextMenu(const QPoint &position);
     void setStatus(const QString &text);
 

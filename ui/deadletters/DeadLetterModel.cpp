@@ -11,37 +11,13 @@ using namespace Qt::StringLiterals;
 
 namespace EventDesk::Ui {
 
-bool DeadLetterFilter::isEmpty() const
-{
-    return *this == DeadLetterFilter();
-}
-
-DeadLetterQuery DeadLetterFilter::query(qint64 beforeId) const
-{
-    DeadLetterQuery result;
-    result.topic = topic;
-    result.subscription = subscription;
-    result.reason = reason;
-    result.lastOutcome = lastOutcome;
-    result.fromMs = fromMs;
-    result.toMs = toMs;
-    result.text = text;
-    result.beforeId = beforeId;
-    return result;
-}
-
-SqlConditions DeadLetterFilter::conditions(qint64 beforeId) const
-{
-    return deadLetterConditions(query(beforeId));
-}
-
 DeadLetterModel::DeadLetterModel(StoreReader *reader, QObject *parent)
     : QAbstractTableModel(parent)
     , m_reader(reader)
 {
 }
 
-void DeadLetterModel::setFilter(const DeadLetterFilter &filter)
+void DeadLetterModel::setFilter(const DeadLetterQuery &filter)
 {
     m_filter = filter;
     reload();
@@ -103,20 +79,19 @@ void DeadLetterModel::fetchPage()
     }
     m_fetching = true;
     const quint64 generation = m_generation;
-    const qint64 beforeId = m_nextBeforeId;
-    const DeadLetterFilter filter = m_filter;
+    DeadLetterQuery query = m_filter;
+    query.beforeId = m_nextBeforeId;
+    query.limit = PageSize;
     m_reader->run(
         this,
-        [this, generation, beforeId,
-         filter](const Expected<DeliveryStoreReader *> &store) -> StoreReader::Continuation {
+        [this, generation,
+         query](const Expected<DeliveryStoreReader *> &store) -> StoreReader::Continuation {
             QList<DeadLetterEntry> rows;
             QString error;
             if (!store) {
                 error = store.error();
             } else {
                 // The index fields only: the detail pane reads the record of one row at a time.
-                DeadLetterQuery query = filter.query(beforeId);
-                query.limit = PageSize;
                 if (auto read = store.value()->deadLetters(query, DeadLetterFields::IndexOnly);
                     !read)
                     error = read.error();

@@ -3,37 +3,14 @@
 #pragma once
 
 #include "store/DeliveryStore.h"
-#include "store/SqliteStoreSchema.h"
 
 #include <QAbstractTableModel>
 #include <QList>
 #include <QString>
 
-#include <optional>
-
 namespace EventDesk::Ui {
 
 class StoreReader;
-
-// What the dead-letter browser shows. Empty / zero / nullopt members match everything.
-struct DeadLetterFilter
-{
-    QString topic;
-    QString subscription;
-    DeadLetterReason reason = DeadLetterReason::None;
-    std::optional<DeliveryOutcome> lastOutcome;
-    qint64 fromMs = 0; // dead_lettered_ms >= fromMs
-    qint64 toMs = 0; // dead_lettered_ms <= toMs
-    QString text; // substring of the record (ASCII letters ignore case)
-
-    bool isEmpty() const;
-    bool operator==(const DeadLetterFilter &other) const = default;
-
-    // The same filter as the store's query (beforeId > 0: the keyset id < beforeId), and its
-    // conditions on dead_letters (deadLetterConditions()).
-    DeadLetterQuery query(qint64 beforeId) const;
-    SqlConditions conditions(qint64 beforeId) const;
-};
 
 // The dead letters of the workspace, newest first, read page by page through keyset pagination
 // (id < last id seen, never OFFSET, so every page costs the same). fetchMore() reads the next
@@ -66,9 +43,10 @@ public:
 
     explicit DeadLetterModel(StoreReader *reader, QObject *parent = nullptr);
 
-    // Clears the rows and reads the first page of the filter.
-    void setFilter(const DeadLetterFilter &filter);
-    const DeadLetterFilter &filter() const { return m_filter; }
+    // Clears the rows and reads the first page of the filter. Its beforeId and limit are the
+    // model's own: each page sets them.
+    void setFilter(const DeadLetterQuery &filter);
+    const DeadLetterQuery &filter() const { return m_filter; }
     // Reads the first page again (after resubmits, deletes, or new dead letters).
     void reload();
     // Takes rows out without reading the store (the ids were deleted).
@@ -97,7 +75,7 @@ private:
     void pageArrived(quint64 generation, QList<DeadLetterEntry> rows, const QString &error);
 
     StoreReader *m_reader = nullptr;
-    DeadLetterFilter m_filter;
+    DeadLetterQuery m_filter;
     QList<DeadLetterEntry> m_rows;
     qint64 m_nextBeforeId = 0; // keyset of the next page: the smallest id read so far
     quint64 m_generation = 0;

@@ -173,38 +173,35 @@ void DeadLetterOperations::nextChunk()
     }
     // All matching: the next ids by keyset. Resubmitted and deleted rows leave the index, and rows
     // that failed stay behind the keyset, so each one is taken once.
-    const DeadLetterFilter filter = op.request.filter;
-    const qint64 beforeId = op.beforeId;
-    m_reader->run(this,
-                  [this, filter, beforeId](
-                      const Expected<DeliveryStoreReader *> &store) -> StoreReader::Continuation {
-                      QList<qint64> ids;
-                      QString error;
-                      if (!store) {
-                          error = store.error();
-                      } else {
-                          DeadLetterQuery query = filter.query(beforeId);
-                          query.limit = Chunk;
-                          if (auto read = store.value()->deadLetterIds(query); !read)
-                              error = read.error();
-                          else
-                              ids = std::move(read.value());
-                      }
-                      return [this, ids, error] {
-                          if (!m_operation)
-                              return;
-                          Operation &op = *m_operation;
-                          if (!error.isEmpty())
-                              op.errors << error;
-                          if (ids.isEmpty() || !error.isEmpty()) {
-                              finish();
-                              return;
-                          }
-                          op.beforeId = ids.constLast();
-                          op.exhausted = ids.size() < Chunk;
-                          processChunk(ids);
-                      };
-                  });
+    DeadLetterQuery query = op.request.filter;
+    query.beforeId = op.beforeId;
+    query.limit = Chunk;
+    m_reader->run(
+        this,
+        [this, query](const Expected<DeliveryStoreReader *> &store) -> StoreReader::Continuation {
+            QList<qint64> ids;
+            QString error;
+            if (!store)
+                error = store.error();
+            else if (auto read = store.value()->deadLetterIds(query); !read)
+                error = read.error();
+            else
+                ids = std::move(read.value());
+            return [this, ids, error] {
+                if (!m_operation)
+                    return;
+                Operation &op = *m_operation;
+                if (!error.isEmpty())
+                    op.errors << error;
+                if (ids.isEmpty() || !error.isEmpty()) {
+                    finish();
+                    return;
+                }
+                op.beforeId = ids.constLast();
+                op.exhausted = ids.size() < Chunk;
+                processChunk(ids);
+            };
+        });
 }
 
 void DeadLetterOperations::processChunk(const QList<qint64> &ids)

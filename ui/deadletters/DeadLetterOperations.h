@@ -48,7 +48,7 @@ public:
         Kind kind = Kind::Resubmit;
         Scope scope = Scope::Selected;
         QList<qint64> ids; // Scope::Selected, newest first
-        DeadLetterFilter filter; // Scope::AllMatching
+        DeadLetterQuery filter; // Scope::AllMatching
         qint64 total = 0; // how many, for the progress
         QString directory; // Kind::Export
     };

@@ -29,6 +29,9 @@ namespace EventDesk::Ui {
 
 namespace {
 
+// The preview's event is published at time 0: every time it shows is "after publish".
+constexpr qint64 PublishMs = 0;
+
 // The time axis unit: seconds for short schedules, minutes up to a few hours, hours beyond.
 struct TimeUnit
 {
@@ -285,9 +288,9 @@ void RetryTimelineView::recompute()
         return;
     }
     const FailureAnswer answer = FailureModes::answer(m_type, failureMode());
-    // Published at time 0: every time below is "after publish".
-    m_timeline = RetryPlanner::simulateAlwaysFailing(m_policy, answer.outcome, answer.httpStatus, 0,
-                                                     answer.responseMs, m_hasDeadLetterDestination);
+    m_timeline = RetryPlanner::simulateAlwaysFailing(m_policy, answer.outcome, answer.httpStatus,
+                                                     PublishMs, answer.responseMs,
+                                                     m_hasDeadLetterDestination);
     m_stack->setCurrentWidget(m_content);
     m_modeCombo->setEnabled(true);
     m_summaryLabel->setText(summaryText());
@@ -321,9 +324,11 @@ void RetryTimelineView::updateChart()
     }
 
     const qint64 fateAtMs = m_timeline.fateAtMs;
-    const qint64 ttlMs = qint64(m_policy.eventTimeToLiveInMinutes) * 60'000;
-    const bool showTtl = ttlMs <= fateAtMs; // the TTL only matters when it ran out first
-    const qint64 spanMs = std::max<qint64>(showTtl ? std::max(fateAtMs, ttlMs) : fateAtMs, 10'000);
+    const qint64 ttlEndsMs = RetryPlanner::expiresAtMs(m_policy, PublishMs);
+    // The TTL only matters when it ran out first.
+    const bool showTtl = RetryPlanner::isExpired(m_policy, PublishMs, fateAtMs);
+    const qint64 spanMs
+        = std::max<qint64>(showTtl ? std::max(fateAtMs, ttlEndsMs) : fateAtMs, 10'000);
     const TimeUnit unit = timeUnitFor(spanMs);
     const auto toUnit = [&unit](qint64 ms) {
         return double(ms) / unit.msPerUnit;
@@ -371,8 +376,8 @@ void RetryTimelineView::updateChart()
         ttlLine->setName(tr("TTL ends"));
         QPen pen(palette().color(QPalette::PlaceholderText), 1.5, Qt::DashLine);
         ttlLine->setPen(pen);
-        ttlLine->append(toUnit(ttlMs), 0.5);
-        ttlLine->append(toUnit(ttlMs), yMax);
+        ttlLine->append(toUnit(ttlEndsMs), 0.5);
+        ttlLine->append(toUnit(ttlEndsMs), yMax);
         m_chart->addSeries(ttlLine);
     }
 

@@ -4,10 +4,9 @@
 
 #include "DeliveryLogModel.h"
 #include "StoreReader.h"
-#include "common/ColumnFitter.h"
 #include "common/FilterBar.h"
+#include "common/RecordTable.h"
 #include "store/AttemptLogRows.h"
-#include "store/SqliteStoreSchema.h"
 
 #include <QAction>
 #include <QApplication>
@@ -91,25 +90,8 @@ DeliveryLogView::DeliveryLogView(QWidget *parent)
     m_statusLabel->setWordWrap(true);
 
     m_table->setModel(m_filter);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
-    m_table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
-    m_table->setAlternatingRowColors(true);
-    m_table->setShowGrid(false);
-    m_table->setWordWrap(false);
-    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
-    m_table->verticalHeader()->setVisible(false);
-    // Uniform rows: no per-row measuring, whatever the number of rows.
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
+    setupRecordTable(m_table, fontMetrics());
     QHeaderView *header = m_table->horizontalHeader();
-    header->setSectionResizeMode(QHeaderView::Interactive);
-    header->setStretchLastSection(true);
-    header->setHighlightSections(false);
-    // Columns fit their content as rows arrive; elided cells show their whole text as a tooltip.
-    new ColumnFitter(m_table);
     header->setSortIndicator(DeliveryLogModel::TimeColumn, Qt::AscendingOrder);
     // Shown next to the subscription, where it is read with it (see setStoreLocation()).
     header->moveSection(header->visualIndex(DeliveryLogModel::InstanceColumn),

@@ -48,6 +48,8 @@ private Q_SLOTS:
     void r8_attemptLimit();
     void r7_ttlBoundary_data();
     void r7_ttlBoundary();
+    void r7_expiresAt_data();
+    void r7_expiresAt();
     void r7_ttlNotCheckedAfterFailure();
     void r9_workedExample();
     void r9_workedExampleWithoutDestinationDrops();
@@ -280,6 +282,30 @@ void TestRetryPlanner::r7_ttlBoundary()
     QCOMPARE(
         RetryPlanner::isExpired(policy(30, ttlMinutes), SomePublishMs, SomePublishMs + elapsedMs),
         expired);
+}
+
+void TestRetryPlanner::r7_expiresAt_data()
+{
+    QTest::addColumn<int>("ttlMinutes");
+    QTest::addColumn<qint64>("publishMs");
+    QTest::addColumn<qint64>("expiresAtMs");
+
+    QTest::newRow("30 min") << 30 << SomePublishMs << SomePublishMs + 30 * MinuteMs;
+    QTest::newRow("1 min, published at 0") << 1 << qint64(0) << 1 * MinuteMs;
+    QTest::newRow("1440 min") << 1440 << SomePublishMs << SomePublishMs + 24 * HourMs;
+}
+
+void TestRetryPlanner::r7_expiresAt()
+{
+    // SPEC R7: the TTL ends at publish time + eventTimeToLiveInMinutes, and that is the first
+    // moment isExpired() answers true (the engine's held deliveries rely on both agreeing).
+    QFETCH(int, ttlMinutes);
+    QFETCH(qint64, publishMs);
+    QFETCH(qint64, expiresAtMs);
+    const RetryPolicy ttl = policy(30, ttlMinutes);
+    QCOMPARE(RetryPlanner::expiresAtMs(ttl, publishMs), expiresAtMs);
+    QVERIFY(!RetryPlanner::isExpired(ttl, publishMs, expiresAtMs - 1));
+    QVERIFY(RetryPlanner::isExpired(ttl, publishMs, expiresAtMs));
 }
 
 void TestRetryPlanner::r7_ttlNotCheckedAfterFailure()

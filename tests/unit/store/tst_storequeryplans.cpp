@@ -37,7 +37,7 @@ private:
 
 namespace {
 
-// The filters of the dead-letter browser (DeadLetterFilter) and of DeadLetterQuery, one bit each.
+// The filters of DeadLetterQuery (the dead-letter browser's), one bit each.
 enum Filter {
     Topic = 1 << 0,
     Subscription = 1 << 1,
