@@ -15,41 +15,9 @@ set -uo pipefail
 
 source_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 check=${1:-$source_root/scripts/check-doc-links.sh}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
+source "$(dirname "${BASH_SOURCE[0]}")/self-check.sh"
 
-# put TREE PATH [LINE...]: writes a file of the tree, one argument per line.
-put() {
-    local tree=$1 path=$2
-    shift 2
-    mkdir -p "$(dirname "$tree/$path")"
-    printf '%s\n' "$@" >"$tree/$path"
-}
 
-# expect NAME STATUS TREE [TEXT...]: the check on TREE exits with STATUS and prints every TEXT
-# (a whole line of its report, compared literally).
-expect() {
-    local name=$1 status=$2 tree=$3
-    shift 3
-    local output actual problems=""
-    output=$(bash "$check" "$tree" 2>&1)
-    actual=$?
-    [[ $actual == "$status" ]] || problems+="  exit status $actual, expected $status"$'\n'
-    local text
-    for text in "$@"; do
-        grep -qxF -- "$text" <<<"$output" || problems+="  missing line: $text"$'\n'
-    done
-    if [[ -z $problems ]]; then
-        echo "PASS $name"
-    else
-        echo "FAIL $name"
-        printf '%s' "$problems"
-        echo "  the check printed:"
-        sed 's/^/    | /' <<<"$output"
-        failures=$((failures + 1))
-    fi
-}
 
 # --- the tree's own documentation, with two broken links planted --------------------------------
 # The copy holds the files the check reads; everything else of the tree is a symbolic link to the
@@ -170,8 +138,4 @@ expect "a reference definition is checked as a link" 1 "$tree" \
 mkdir -p "$work/not-a-tree"
 expect "a folder without README.md" 2 "$work/not-a-tree"
 
-if ((failures)); then
-    echo "$failures case(s) failed"
-    exit 1
-fi
-echo "every case passed"
+finish

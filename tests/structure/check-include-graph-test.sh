@@ -11,17 +11,8 @@
 set -uo pipefail
 
 check=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/check-include-graph.sh}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
+source "$(dirname "${BASH_SOURCE[0]}")/self-check.sh"
 
-# put TREE PATH [LINE...]: writes a file of the tree, one argument per line.
-put() {
-    local tree=$1 path=$2
-    shift 2
-    mkdir -p "$(dirname "$tree/$path")"
-    printf '%s\n' "$@" >"$tree/$path"
-}
 
 # A clean tree in the shape of EventDesk's: core/ is an include directory (like
 # eventdesk_core_base's), ui/ one (like the views' ${CMAKE_CURRENT_SOURCE_DIR}/..). It holds what
@@ -48,29 +39,6 @@ clean_tree() {
     echo "$tree"
 }
 
-# expect NAME STATUS TREE [TEXT...]: the check on TREE exits with STATUS and prints every TEXT
-# (a whole line of the report, compared literally).
-expect() {
-    local name=$1 status=$2 tree=$3
-    shift 3
-    local output actual problems=""
-    output=$(bash "$check" "$tree" 2>&1)
-    actual=$?
-    [[ $actual == "$status" ]] || problems+="  exit status $actual, expected $status"$'\n'
-    local text
-    for text in "$@"; do
-        grep -qxF -- "$text" <<<"$output" || problems+="  missing line: $text"$'\n'
-    done
-    if [[ -z $problems ]]; then
-        echo "PASS $name"
-    else
-        echo "FAIL $name"
-        printf '%s' "$problems"
-        echo "  the check printed:"
-        sed 's/^/    | /' <<<"$output"
-        failures=$((failures + 1))
-    fi
-}
 
 tree=$(clean_tree clean)
 expect "a clean tree passes" 0 "$tree" \
@@ -153,8 +121,4 @@ expect "an include two include directories answer differently" 1 "$tree" \
 mkdir -p "$work/not-a-tree"
 expect "a folder that is no source tree" 2 "$work/not-a-tree"
 
-if ((failures)); then
-    echo "$failures case(s) failed"
-    exit 1
-fi
-echo "every case passed"
+finish

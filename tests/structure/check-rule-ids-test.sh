@@ -18,17 +18,8 @@ set -uo pipefail
 check=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/check-rule-ids.sh}
 check=$(cd "$(dirname "$check")" && pwd)/$(basename "$check")
 source_root=$(cd "$(dirname "$check")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
+source "$(dirname "${BASH_SOURCE[0]}")/self-check.sh"
 
-# put TREE PATH [LINE...]: writes a file of the tree, one argument per line.
-put() {
-    local tree=$1 path=$2
-    shift 2
-    mkdir -p "$(dirname "$tree/$path")"
-    printf '%s\n' "$@" >"$tree/$path"
-}
 
 # A tree whose document defines §1, §3 and the section R with R1-R4, §4 and the section B with
 # B1, §7 and §10, and whose one source file cites each of them but §1, in every form.
@@ -63,34 +54,6 @@ clean_tree() {
     echo "$tree"
 }
 
-# expect NAME STATUS TREE [TEXT...]: the check on TREE exits with STATUS and prints every TEXT
-# (a whole line of the report, compared literally; a TEXT starting with ~ is an extended regular
-# expression a whole line must match instead).
-expect() {
-    local name=$1 status=$2 tree=$3
-    shift 3
-    local output actual problems=""
-    output=$(bash "$check" "$tree" 2>&1)
-    actual=$?
-    [[ $actual == "$status" ]] || problems+="  exit status $actual, expected $status"$'\n'
-    local text
-    for text in "$@"; do
-        if [[ $text == '~'* ]]; then
-            grep -qxE -- "${text#\~}" <<<"$output" || problems+="  no line matching: ${text#\~}"$'\n'
-        else
-            grep -qxF -- "$text" <<<"$output" || problems+="  missing line: $text"$'\n'
-        fi
-    done
-    if [[ -z $problems ]]; then
-        echo "PASS $name"
-    else
-        echo "FAIL $name"
-        printf '%s' "$problems"
-        echo "  the check printed:"
-        sed 's/^/    | /' <<<"$output"
-        failures=$((failures + 1))
-    fi
-}
 
 tree=$(clean_tree clean)
 expect "every citation defined passes, and every form is read" 0 "$tree" \
@@ -195,8 +158,4 @@ expect "a heading taken out of the document" 1 "$copy" \
     "~  core/engine/DeliveryScheduler\\.cpp:[0-9]+: R7" \
     "~FAILED: [0-9]+ citations of 1 undefined ids, 0 ids defined twice"
 
-if ((failures)); then
-    echo "$failures case(s) failed"
-    exit 1
-fi
-echo "every case passed"
+finish
