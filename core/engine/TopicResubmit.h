@@ -11,9 +11,9 @@ namespace EventDesk {
 class Ingest;
 struct EngineState;
 
-// Resubmitting dead letters through their topic (PRODUCT.md, dead-letter browser): each event is
-// published to its topic again, so every current subscription's filter decides anew — one the
-// event died in may not take it any more, one added since may. It goes the publish path's way:
+// Resubmitting dead letters through their topic (docs/user-guide.md "Dead-letter browser"): each
+// event is published to its topic again, so every current subscription's filter decides anew — one
+// the event died in may not take it any more, one added since may. It goes the publish path's way:
 // the topic's current input schema reads the event (Ingest::parse), the publish path's own
 // matching picks the subscriptions (Ingest::matchingTargets), the rows are built and adopted as a
 // publish's (Ingest::buildRows, Ingest::adopt). A dry run stops after the matching.

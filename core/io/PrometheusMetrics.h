@@ -8,8 +8,8 @@
 
 namespace EventDesk {
 
-// GET /metrics (PRODUCT.md "Metrics"): the engine's counters in the Prometheus text exposition
-// format 0.0.4, named after Event Grid's metrics (docs/eventdeskd.md "Metrics" lists them).
+// GET /metrics: the engine's counters in the Prometheus text exposition format 0.0.4, named after
+// Event Grid's metrics (docs/eventdeskd.md "Metrics" lists them).
 namespace PrometheusMetrics {
 
 inline constexpr QByteArrayView ContentType = "text/plain; version=0.0.4; charset=utf-8";

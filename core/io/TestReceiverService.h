@@ -48,8 +48,8 @@ struct ReceivedRequest
     qsizetype sizeInBytes() const;
 };
 
-// Serves the workspace's test receivers (PRODUCT.md "Built-in test receiver"): plays each one's
-// response script and records every request in a bounded ring buffer per receiver: at most
+// Serves the workspace's test receivers (docs/eventdeskd.md "Built-in test receivers"): plays each
+// one's response script and records every request in a bounded ring buffer per receiver: at most
 // recordCapacity requests and recordBytes bytes (the oldest go first), so neither a long run nor
 // a client sending the largest bodies the server takes can exhaust memory. Lives on the engine
 // thread, next to the endpoint.

@@ -20,7 +20,7 @@ namespace EventDesk {
 class Engine;
 struct PublishResult;
 
-// EventDesk's HTTP endpoint (PRODUCT.md), on one address:
+// EventDesk's HTTP endpoint (docs/eventdeskd.md "Topic endpoint"), on one address:
 //   POST /topics/<topic>/api/events[?api-version=...]   the publish API; 200 only after the events
 //        are committed; errors in Event Grid's shape {"error":{"code","message"}}
 //        (400/401/404/413). A topic with an access key takes either credential of Event Grid's

@@ -9,7 +9,7 @@
 
 namespace EventDesk {
 
-// A workspace on disk (PRODUCT.md "Workspace"): workspace.json, the store, the local
+// A workspace on disk (docs/user-guide.md "Workspace"): workspace.json, the store, the local
 // dead-letter container folder deadletters/ and, while an engine runs it, the owner's lock.
 class WorkspaceFolder final
 {

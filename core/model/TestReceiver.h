@@ -11,8 +11,8 @@
 
 namespace EventDesk {
 
-// A built-in test receiver (PRODUCT.md "Built-in test receiver"): a webhook endpoint served by
-// EventDesk at http://HOST:PORT/receivers/<name> whose answers follow a script. Stored in
+// A built-in test receiver (docs/eventdeskd.md "Built-in test receivers"): a webhook endpoint
+// served by EventDesk at http://HOST:PORT/receivers/<name> whose answers follow a script. Stored in
 // workspace.json under "receivers":
 //   {"name":"demo","status":200}                                  the simplest form: a fixed status
 //   {"name":"flaky",

@@ -30,9 +30,9 @@ struct Topic
     EventSchema inputSchema = EventSchema::EventGrid;
     InputSchemaMapping inputSchemaMapping;
     QList<EventSubscription> eventSubscriptions;
-    // PRODUCT.md "Topic endpoint": the key of the topic's access key in the SecretStore, from
-    // "accessKey": {"secretRef": "topic/<topic>/key"}. Empty: the topic declares no key. The key's
-    // value is never in workspace.json.
+    // docs/eventdeskd.md "Topic endpoint": the key of the topic's access key in the SecretStore,
+    // from "accessKey": {"secretRef": "topic/<topic>/key"}. Empty: the topic declares no key. The
+    // key's value is never in workspace.json.
     QString accessKeySecretRef;
 
     // The value of the "topic" field the engine fills in (SPEC S1).

@@ -149,8 +149,8 @@ Topic readTopic(JsonReader &reader, const QJsonValue &value, const QString &path
                 eventSchemaName(topic.inputSchema)));
     }
 
-    // SPEC H2 / PRODUCT.md: a topic's access key lives in the SecretStore; the workspace holds
-    // only its reference, {"secretRef": "topic/<topic>/key"}.
+    // SPEC H2, docs/eventdeskd.md "Secrets": a topic's access key lives in the SecretStore; the
+    // workspace holds only its reference, {"secretRef": "topic/<topic>/key"}.
     if (JsonReader::isPresent(object, "accessKey"_L1)) {
         const QString accessKeyPath = joinPath(path, "accessKey"_L1);
         if (!object.value("accessKey"_L1).isObject()) {
@@ -301,7 +301,7 @@ Expected<Workspace> Workspace::fromJson(const QByteArray &json, const QString &f
     const QJsonObject root = document.object();
 
     // "topics" is required so that a foreign JSON file is refused instead of opening as an
-    // empty workspace (PRODUCT.md quality bars).
+    // empty workspace (docs/behaviour.md "Reliability").
     const QJsonArray topics = reader.array(root, "topics"_L1, QString(), Presence::Required);
     for (qsizetype index = 0; index < topics.size() && !reader.failed(); ++index) {
         const QString topicPath = indexPath(u"topics"_s, index);

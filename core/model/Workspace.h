@@ -30,8 +30,8 @@ struct WorkspaceSettings
     QStringList allowedOrigins;
 };
 
-// The parsed workspace.json (PRODUCT.md "Workspace"). Parsing validates everything; an error
-// names the file, the JSON path and the problem, e.g.
+// The parsed workspace.json (docs/user-guide.md "Workspace"). Parsing validates everything; an
+// error names the file, the JSON path and the problem, e.g.
 //   "workspace.json: topics[0].eventSubscriptions[1].properties.retryPolicy.maxDeliveryAttempts:
 //    must be an integer from 1 to 30 (got 31)"
 struct Workspace

@@ -29,8 +29,8 @@ bool isValidHttpUrl(const QUrl &url);
 // written; in the model it means "the queue's default").
 QString queueMessageTtlMessage(const QString &got);
 
-// SPEC L5 / PRODUCT.md: "local", or an ARM id whose storage account is named "local", is the
-// workspace's own dead-letter folder.
+// SPEC L5, docs/user-guide.md "Workspace": "local", or an ARM id whose storage account is named
+// "local", is the workspace's own dead-letter folder.
 DeadLetterDestination::Kind deadLetterKindFor(const QString &resourceId);
 
 // The accepted schema names, for error messages.

@@ -13,9 +13,9 @@
 
 namespace EventDesk {
 
-// Where secrets live (SPEC H2, PRODUCT.md): topic access keys, values of delivery headers marked
-// secret and storage account keys. workspace.json, the store, logs and exports hold only the
-// key of a secret (SecretKeys), never its value.
+// Where secrets live (SPEC H2, docs/eventdeskd.md "Secrets"): topic access keys, values of delivery
+// headers marked secret and storage account keys. workspace.json, the store, logs and exports hold
+// only the key of a secret (SecretKeys), never its value.
 //
 // Operations are asynchronous because the system keychain answers over D-Bus / platform APIs;
 // a callback is called exactly once, possibly before the call returns. Errors are values whose

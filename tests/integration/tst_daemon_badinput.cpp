@@ -106,7 +106,8 @@ void DaemonBadInputTest::initTestCase()
                                   WorkspaceJson::topic(SecureTopic, {WorkspaceJson::subscription(secure)})})));
 
     m_daemon = std::make_unique<DaemonProcess>(m_workspace->path());
-    // PRODUCT.md: EVENTDESK_TOPIC_KEY_<TOPIC upper-cased, other characters as '_'>.
+    // docs/eventdeskd.md "Secrets": EVENTDESK_TOPIC_KEY_<TOPIC upper-cased, other characters as
+    // '_'>.
     m_daemon->setEnvironmentVariable(u"EVENTDESK_TOPIC_KEY_SECURE_ORDERS"_s, TopicKey);
     QVERIFY2(m_daemon->start(), qPrintable(m_daemon->standardError()));
 }

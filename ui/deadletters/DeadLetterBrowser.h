@@ -34,8 +34,8 @@ class DeadLetterDetailPane;
 class FilterBar;
 class StoreReader;
 
-// PRODUCT.md "Dead-letter browser": every dead letter of the workspace, read lazily from the
-// store (a million rows open at once), filtered by subscription, reason, last outcome, time and
+// docs/user-guide.md "Dead-letter browser": every dead letter of the workspace, read lazily from
+// the store (a million rows open at once), filtered by subscription, reason, last outcome, time and
 // payload text; the record pretty-printed with the dead-letter fields highlighted; copy, resubmit
 // (one, selected, all matching), delete, export to JSON files, open the blob's folder. The
 // filters are a FilterBar, the record a DeadLetterDetailPane, and what the actions do

@@ -18,10 +18,10 @@ class QTreeWidget;
 
 namespace EventDesk::Ui {
 
-// The retry timeline preview (PRODUCT.md "Subscription editor"): for a failure mode chosen by the
-// user, when each attempt of one event happens and when the event is dead-lettered or dropped;
-// and, for the subscription's destination type, the rules behind it: which answers are retried,
-// which are not, and the probation each one causes. The schedule comes from
+// The retry timeline preview (docs/user-guide.md "Subscription editor"): for a failure mode chosen
+// by the user, when each attempt of one event happens and when the event is dead-lettered or
+// dropped; and, for the subscription's destination type, the rules behind it: which answers are
+// retried, which are not, and the probation each one causes. The schedule comes from
 // RetryPlanner::simulateAlwaysFailing and the rules from OutcomeClassifier and ProbationTracker:
 // the engine's own logic, nothing restated.
 class RetryTimelineView final : public QWidget

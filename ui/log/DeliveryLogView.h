@@ -22,9 +22,9 @@ struct FilterQuery;
 class DeliveryLogModel;
 class StoreReader;
 
-// PRODUCT.md "Delivery log": every attempt (time, subscription, attempt number, status code,
-// outcome, duration, next due), filterable. History comes from the store's attempt_log (read on a
-// thread of its own); live rows come from EngineHost::attemptsLogged.
+// docs/user-guide.md "Delivery log": every attempt (time, subscription, attempt number, status
+// code, outcome, duration, next due), filterable. History comes from the store's attempt_log (read
+// on a thread of its own); live rows come from EngineHost::attemptsLogged.
 class DeliveryLogView final : public QWidget
 {
     Q_OBJECT

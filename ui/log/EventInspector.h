@@ -16,8 +16,8 @@ namespace EventDesk::Ui {
 
 class StoreReader;
 
-// PRODUCT.md "event inspector": one event's full history as a timeline: every logged attempt
-// whose request carried the id (attemptsOfEventSql()), its dead-letter and drop records,
+// docs/user-guide.md "Event inspector": one event's full history as a timeline: every logged
+// attempt whose request carried the id (attemptsOfEventSql()), its dead-letter and drop records,
 // deliveries still under way, and the payload while the store still has it.
 class EventInspector final : public QWidget
 {

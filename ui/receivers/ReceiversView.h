@@ -20,10 +20,10 @@ namespace EventDesk::Ui {
 class ReceivedRequestModel;
 class ReceiverListModel;
 
-// The test receivers (PRODUCT.md "Built-in test receiver"): on the left the workspace's receivers
-// with their URL, script and request count; on the right every request the selected one recorded
-// (live, at most 1000 per receiver) and, for the selected request, its headers and body and the
-// response given. The scripts are defined in workspace.json. Credentials among the headers
+// The test receivers (docs/eventdeskd.md "Built-in test receivers"): on the left the workspace's
+// receivers with their URL, script and request count; on the right every request the selected one
+// recorded (live, at most 1000 per receiver) and, for the selected request, its headers and body
+// and the response given. The scripts are defined in workspace.json. Credentials among the headers
 // (ReceivedRequestModel::isSecretHeader) and the target's query values are masked until "Show
 // secret values" is ticked; what is copied from the panes is what they show.
 class ReceiversView final : public QWidget

@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-// GET /metrics (PRODUCT.md "Metrics"): the Prometheus text format is checked by parsing it — every
-// line must follow the exposition grammar, every family must be declared once before its samples,
-// and the values must be the snapshot's.
+// GET /metrics (docs/eventdeskd.md "Metrics"): the Prometheus text format is checked by parsing it
+// — every line must follow the exposition grammar, every family must be declared once before its
+// samples, and the values must be the snapshot's.
 
 #include "engine/EngineSnapshot.h"
 #include "io/PrometheusMetrics.h"

@@ -1,10 +1,10 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
 // The shared access signature a publisher may send instead of a topic's access key
-// (SharedAccessSignature, PRODUCT.md "Topic endpoint"). The reference tokens were made by the
-// JavaScript SDK the conformance tests pin (@azure/eventgrid 5.12, generateSharedAccessSignature()
-// on Node 20) for Endpoint, the keys and the expiry times below; EventDesk must accept them and
-// make the same bytes from the same inputs.
+// (SharedAccessSignature, docs/eventdeskd.md "Topic endpoint"). The reference tokens were made by
+// the JavaScript SDK the conformance tests pin (@azure/eventgrid 5.12,
+// generateSharedAccessSignature() on Node 20) for Endpoint, the keys and the expiry times below;
+// EventDesk must accept them and make the same bytes from the same inputs.
 
 #include "io/SharedAccessSignature.h"
 

@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-// Built-in test receivers (PRODUCT.md "Built-in test receiver"): the workspace model of their
-// scripts, the scripts played over real loopback HTTP, the bounded request record, and the HTTP/1.1
-// server they run on (which must be able to answer late and to close without answering).
+// Built-in test receivers (docs/eventdeskd.md "Built-in test receivers"): the workspace model of
+// their scripts, the scripts played over real loopback HTTP, the bounded request record, and the
+// HTTP/1.1 server they run on (which must be able to answer late and to close without answering).
 
 #include "io/HttpServer.h"
 #include "io/TestReceiverService.h"

@@ -286,7 +286,7 @@ void TestEventParser::cloudEventContentTypes_data()
           u"object (send a batch as application/cloudevents-batch+json) (got an array)"_s;
     const QString batchRule = u"Content-Type application/cloudevents-batch+json takes a JSON array "
                               u"of CloudEvents (got an object)"_s;
-    // PRODUCT.md topic endpoint, SPEC S2
+    // docs/eventdeskd.md "Topic endpoint", SPEC S2
     QTest::newRow("structured single")
         << QByteArray("application/cloudevents+json") << single << 1 << QString();
     QTest::newRow("structured with charset")

@@ -1,7 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
 // workspace.json and the ARM event-subscription shape: parsing, serialising and every
-// validation rule (SPEC §1 names, R6, B2, H1, filter limits, S4, L5; PRODUCT.md "Workspace").
+// validation rule (SPEC §1 names, R6, B2, H1, filter limits, S4, L5; docs/user-guide.md
+// "Workspace").
 
 #include "model/Workspace.h"
 
@@ -568,7 +569,8 @@ void TestWorkspace::azureResourceManagerExportImports()
     QCOMPARE(subscription.filter.advancedFilters.at(0).ranges, ranges);
     QVERIFY(subscription.filter.advancedFilters.at(1).boolValue);
     QCOMPARE(subscription.filter.advancedFilters.at(2).op, FilterOperator::IsNullOrUndefined);
-    // PRODUCT.md: a storage account named "local" is the local dead-letter folder.
+    // docs/user-guide.md "Workspace": a storage account named "local" is the local dead-letter
+    // folder.
     QCOMPARE(subscription.deadLetterDestination.kind, DeadLetterDestination::Kind::LocalFolder);
 }
 
@@ -995,7 +997,7 @@ void TestWorkspace::deadLetterDestinations_data()
     const QString at = u"properties.deadLetterDestination.properties."_s;
     const int local = int(DeadLetterDestination::Kind::LocalFolder);
     const int azure = int(DeadLetterDestination::Kind::AzureBlob);
-    // SPEC L5, PRODUCT.md
+    // SPEC L5, docs/user-guide.md "Workspace"
     QTest::newRow("local") << QJsonObject {{"resourceId"_L1, u"local"_s},
                                            {"blobContainerName"_L1, u"deadletters"_s}}
                            << local << QString();
@@ -1625,7 +1627,8 @@ void TestWorkspace::topicLookupAndResourcePath()
 
 void TestWorkspace::neverCrashesOnDamagedInput()
 {
-    // PRODUCT.md quality bars: a damaged file gives an error, never a crash or an empty workspace.
+    // docs/behaviour.md "Reliability": a damaged file gives an error, never a crash or an empty
+    // workspace.
     const QByteArray json = QJsonDocument(fullWorkspace().toJson()).toJson(QJsonDocument::Compact);
     int rejected = 0;
     for (qsizetype length = 0; length < json.size(); ++length) {
