@@ -8,9 +8,9 @@
 // Runs in a child process (see fillInChild) so that its memory does not count.
 
 #include "BenchCommon.h"
-#include "io/WorkspaceFolder.h"
 #include "rules/DeliveryOutcome.h"
-#include "store/SqliteDeliveryStore.h"
+#include "store/sqlite/SqliteDeliveryStore.h"
+#include "workspace/WorkspaceFolder.h"
 
 #include <QDateTime>
 #include <QProcess>

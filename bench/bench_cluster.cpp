@@ -21,8 +21,8 @@
 #include "BenchPostgres.h"
 #include "BenchPublisher.h"
 #include "engine/DeliveryClaims.h"
-#include "io/WorkspaceFolder.h"
-#include "store/PostgresDeliveryStore.h"
+#include "store/postgres/PostgresDeliveryStore.h"
+#include "workspace/WorkspaceFolder.h"
 
 #include <QCommandLineParser>
 #include <QHostInfo>

@@ -13,8 +13,8 @@
 // and the CPU of this process and of the server per row.
 #include "BenchCommon.h"
 #include "BenchPostgres.h"
-#include "store/PostgresDeliveryStore.h"
-#include "store/SqliteDeliveryStore.h"
+#include "store/postgres/PostgresDeliveryStore.h"
+#include "store/sqlite/SqliteDeliveryStore.h"
 
 #include <QCommandLineParser>
 #include <QSqlDatabase>

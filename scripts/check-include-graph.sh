@@ -24,33 +24,40 @@ set -euo pipefail
 # subdirectories, ui/*/CMakeLists.txt, app/*/CMakeLists.txt): a target's number is above the numbers
 # of the targets it links; two directories with the same number do not link each other.
 #   core/engine is the delivery pipeline; it declares the interfaces its adapters implement
-#   (DeadLetterSink, ProvisioningStore). core/io holds those adapters and the HTTP side, and
-#   core/host wires them into the engine on a thread of its own.
-#   core/secrets (the SecretStore interface and its plain backends) is its own target so that the
-#   keychain backend links that interface and not the whole engine.
+#   (DeadLetterSink, ProvisioningStore, SecretResolver). core/deadletters, core/endpoint and
+#   core/workspace hold those adapters, and core/host wires them into the engine.
+#   core/store holds the store's interfaces and rows; its backends, core/store/sqlite and
+#   core/store/postgres, sit above them, and only core/host (StoreOpener) picks one.
+#   core/secrets sits below the engine so that the keychain backend links the SecretStore
+#   interface and not the whole engine.
 # "dir/..." covers the directory and everything below it; any other row covers one directory.
 layers='
-core             0   eventdesk_core_base       Expected.h, UtcTime.h, Logging
-core/model       1   eventdesk_core_model      links core_base
-core/secrets     1   eventdesk_core_secrets    links core_base
-core/rules       2   eventdesk_core_rules      links core_model
-core/azure       2   eventdesk_core_azure      links core_base
-core/keychain    2   eventdesk_keychain        links core_secrets
-core/store       3   eventdesk_core_store      links core_rules
-core/engine      4   eventdesk_core_engine     links core_store, core_azure, core_secrets
-core/io          5   eventdesk_core_io         links core_engine, core_secrets
-core/host        6   eventdesk_core            links core_io
-ui/common        7   eventdesk_ui_common       links eventdesk_core
-ui/editor        8   eventdesk_ui_editor       links ui_common
-ui/send          8   eventdesk_ui_send         links ui_common
-ui/dashboard     8   eventdesk_ui_dashboard    links ui_common
-ui/log           8   eventdesk_ui_log          links ui_common, core_store
-ui/receivers     8   eventdesk_ui_receivers    links ui_common
-ui/deadletters   9   eventdesk_ui_deadletters  links ui_log
-ui/mainwindow    10  eventdesk_ui              links every view and keychain
-app/...          11  eventdesk, eventdeskd     link eventdesk_ui, eventdesk_core, keychain
-bench/...        12  benchmark programs
-tests/...        12  test programs and tests/support
+core                 0   eventdesk_core_base           Expected.h, UtcTime.h, Logging
+core/model           1   eventdesk_core_model          links core_base
+core/http            1   eventdesk_core_http           links core_base
+core/rules           2   eventdesk_core_rules          links core_model
+core/azure           2   eventdesk_core_azure          links core_model
+core/secrets         3   eventdesk_core_secrets        links core_azure, core_model
+core/store           3   eventdesk_core_store          links core_rules
+core/keychain        4   eventdesk_keychain            links core_secrets
+core/store/sqlite    4   eventdesk_core_store_sqlite   links core_store
+core/store/postgres  4   eventdesk_core_store_postgres links core_store
+core/engine          5   eventdesk_core_engine         links core_store, core_http, core_azure, core_secrets
+core/deadletters     6   eventdesk_core_deadletters    links core_engine, core_azure
+core/endpoint        6   eventdesk_core_endpoint       links core_engine, core_http
+core/workspace       7   eventdesk_core_workspace      links core_deadletters, core_secrets
+core/host            8   eventdesk_core                links core_workspace, core_endpoint, the store backends
+ui/common            9   eventdesk_ui_common           links eventdesk_core
+ui/editor            10  eventdesk_ui_editor           links ui_common
+ui/send              10  eventdesk_ui_send             links ui_common
+ui/dashboard         10  eventdesk_ui_dashboard        links ui_common
+ui/log               10  eventdesk_ui_log              links ui_common
+ui/receivers         10  eventdesk_ui_receivers        links ui_common
+ui/deadletters       11  eventdesk_ui_deadletters      links ui_log
+ui/mainwindow        12  eventdesk_ui                  links every view and keychain
+app/...              13  eventdesk, eventdeskd         link eventdesk_ui, eventdesk_core, keychain
+bench/...            14  benchmark programs
+tests/...            14  test programs and tests/support
 '
 
 script_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -4,9 +4,9 @@
 
 #include "common/Appearance.h"
 #include "host/ListenAddress.h"
-#include "io/WorkspaceFolder.h"
+#include "host/StoreOpener.h"
 #include "mainwindow/MainWindow.h"
-#include "store/DeliveryStoreReaders.h"
+#include "workspace/WorkspaceFolder.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "DaemonOptions.h"
 
-#include "io/WorkspaceFolder.h"
 #include "secrets/SecretStore.h"
 #include "store/StoreLocation.h"
+#include "workspace/WorkspaceFolder.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

@@ -3,7 +3,7 @@
 #include "ProcessSetup.h"
 
 #include "Logging.h"
-#include "io/HttpMessage.h"
+#include "http/HttpMessage.h"
 
 #include <QCoreApplication>
 

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "DeliveryLane.h"
 
-#include "WebhookClient.h"
+#include "../http/WebhookClient.h"
 
 #include <QNetworkAccessManager>
 #include <QThread>

@@ -3,8 +3,8 @@
 #include "EngineHost.h"
 
 #include "../engine/Engine.h"
-#include "../io/WorkspaceFolder.h"
-#include "../store/SqliteDeliveryStore.h"
+#include "../store/sqlite/SqliteDeliveryStore.h"
+#include "../workspace/WorkspaceFolder.h"
 #include "StoreMonitor.h"
 
 #include <QDir>

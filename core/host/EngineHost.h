@@ -3,15 +3,15 @@
 #pragma once
 
 #include "../Expected.h"
+#include "../endpoint/TestReceiverService.h"
 #include "../engine/EngineSnapshot.h"
 #include "../engine/EngineTypes.h"
-#include "../io/TestReceiverService.h"
-#include "../io/WorkspaceLock.h"
 #include "../model/Workspace.h"
 #include "../store/DeliveryStore.h"
-#include "../store/DeliveryStoreReaders.h"
 #include "../store/SharedConfiguration.h"
+#include "../workspace/WorkspaceLock.h"
 #include "EngineWorker.h"
+#include "StoreOpener.h"
 
 #include <QObject>
 #include <QString>

@@ -3,18 +3,19 @@
 #include "EngineWorker.h"
 
 #include "../Logging.h"
+#include "../deadletters/AzureBlobDeadLetterSink.h"
+#include "../deadletters/DeadLetterRouter.h"
+#include "../deadletters/FolderDeadLetterSink.h"
+#include "../endpoint/TopicEndpoint.h"
 #include "../engine/Clock.h"
 #include "../engine/Engine.h"
-#include "../io/AzureBlobDeadLetterSink.h"
-#include "../io/DeadLetterSink.h"
-#include "../io/ProvisioningFile.h"
-#include "../io/SecretCache.h"
-#include "../io/SharedWorkspace.h"
-#include "../io/TopicEndpoint.h"
-#include "../io/WorkspaceFolder.h"
-#include "../store/DeliveryStores.h"
+#include "../secrets/SecretCache.h"
 #include "../store/StoreLocation.h"
+#include "../workspace/ProvisioningFile.h"
+#include "../workspace/SharedWorkspace.h"
+#include "../workspace/WorkspaceFolder.h"
 #include "SharedConfigurationWatcher.h"
+#include "StoreOpener.h"
 
 #include <QDir>
 #include <QFile>

@@ -3,13 +3,13 @@
 #pragma once
 
 #include "../Expected.h"
+#include "../endpoint/TestReceiverService.h"
 #include "../engine/EngineSnapshot.h"
 #include "../engine/EngineTypes.h"
-#include "../io/HttpMessage.h"
-#include "../io/TestReceiverService.h"
-#include "../io/WorkspaceLock.h"
+#include "../http/HttpMessage.h"
 #include "../model/Workspace.h"
 #include "../store/DeliveryStore.h"
+#include "../workspace/WorkspaceLock.h"
 #include "HeadlessSecrets.h"
 #include "ListenAddress.h"
 
@@ -64,8 +64,8 @@ public:
         quint16 receiverPort = 0;
         // The topic endpoint's timeouts and connection cap.
         HttpConnectionLimits connectionLimits;
-        // Where the engine keeps its deliveries (DeliveryStores.h): empty for the workspace's own
-        // SQLite store, or a postgresql:// URL.
+        // Where the engine keeps its deliveries (core/host/StoreOpener.h): empty for the
+        // workspace's own SQLite store, or a postgresql:// URL.
         QString storeLocation;
         double timeScale = 1.0;
         bool jitter = true;

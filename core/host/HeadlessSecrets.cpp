@@ -3,10 +3,10 @@
 #include "HeadlessSecrets.h"
 
 #include "../Logging.h"
-#include "../io/InlineSecrets.h"
-#include "../io/SecretCache.h"
-#include "../io/WorkspaceFolder.h"
 #include "../keychain/KeychainSecretStore.h"
+#include "../secrets/InlineSecrets.h"
+#include "../secrets/SecretCache.h"
+#include "../workspace/WorkspaceFolder.h"
 
 #include <QEventLoop>
 

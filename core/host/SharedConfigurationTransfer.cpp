@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "SharedConfigurationTransfer.h"
 
-#include "../io/SharedWorkspace.h"
-#include "../io/WorkspaceFolder.h"
-#include "../store/DeliveryStores.h"
+#include "../workspace/SharedWorkspace.h"
+#include "../workspace/WorkspaceFolder.h"
+#include "StoreOpener.h"
 
 #include <QFileInfo>
 

@@ -3,7 +3,7 @@
 #include "SharedConfigurationWatcher.h"
 
 #include "../Logging.h"
-#include "../io/SharedWorkspace.h"
+#include "../workspace/SharedWorkspace.h"
 
 #include <QPointer>
 

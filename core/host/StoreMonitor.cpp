@@ -2,13 +2,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "StoreMonitor.h"
 
-#include "../io/ProvisioningFile.h"
-#include "../io/SharedWorkspace.h"
-#include "../io/WorkspaceFolder.h"
-#include "../store/DeliveryStoreReaders.h"
-#include "../store/DeliveryStores.h"
 #include "../store/SharedConfiguration.h"
 #include "../store/StoreLocation.h"
+#include "../workspace/ProvisioningFile.h"
+#include "../workspace/SharedWorkspace.h"
+#include "../workspace/WorkspaceFolder.h"
+#include "StoreOpener.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -4,11 +4,11 @@
 
 #include "../Expected.h"
 #include "../engine/EngineSnapshot.h"
-#include "../io/WorkspaceLock.h"
 #include "../model/Workspace.h"
 #include "../store/DeliveryStore.h"
-#include "../store/DeliveryStoreReaders.h"
 #include "../store/SharedConfiguration.h"
+#include "../workspace/WorkspaceLock.h"
+#include "StoreOpener.h"
 
 #include <QDateTime>
 #include <QHash>

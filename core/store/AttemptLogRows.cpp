@@ -2,8 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "AttemptLogRows.h"
 
-#include "SqliteStatement.h"
-
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -55,35 +53,12 @@ QStringList decodeEventIds(QByteArrayView encoded)
     return ids;
 }
 
-AttemptLogEntry readAttemptLogEntry(const SqliteStatement &row)
-{
-    return readAttemptLogEntryRow(row);
-}
-
-void bindAttempt(SqliteStatement &statement, const AttemptLogEntry &entry)
-{
-    bindAttemptValues(statement, entry);
-}
-
 QByteArray insertAttemptEventsSql()
 {
     QByteArray sql = InsertAttemptEventSql;
     for (int row = 1; row < AttemptEventsPerInsert; ++row)
         sql += ", (?, ?, ?)";
     return sql;
-}
-
-void bindAttemptEvents(SqliteStatement &statement, qint64 attemptId, const QStringList &eventIds,
-                       qsizetype first, qsizetype count)
-{
-    static const QString emptyId = u""_s;
-    int parameter = 0;
-    for (qsizetype position = first; position < first + count; ++position) {
-        const QString &eventId = eventIds.at(position);
-        statement.bind(++parameter, attemptId);
-        statement.bind(++parameter, qint64(position));
-        statement.bind(++parameter, eventId.isNull() ? emptyId : eventId);
-    }
 }
 
 QByteArray newestAttemptsSql()

@@ -10,12 +10,10 @@
 
 namespace EventDesk {
 
-class SqliteStatement;
-
 // How the delivery log is stored: attempt_log holds one row per attempt (one HTTP request), and
 // attempt_events the ids of the events it carried, one row each, with their position in the
 // request. The store writes and reads the log through these, and the desktop app's delivery log
-// and event inspector read it through them over their own connection (SqliteReadConnection).
+// and event inspector read it through them over their own connection (SqliteReadOnlyDatabase).
 
 // Columns of attempt_log, in the order readAttemptLogEntry() reads them, for a statement that
 // selects FROM attempt_log (under that name: the fifth column gathers the event ids of the row
@@ -25,7 +23,6 @@ inline constexpr char AttemptLogColumns[]
       " (SELECT group_concat(position || ':' || length(CAST(event_id AS BLOB)) || ':' || event_id,"
       " '') FROM attempt_events WHERE attempt_id = attempt_log.id),"
       " attempt, http_status, outcome, duration_ms, next_due_ms";
-AttemptLogEntry readAttemptLogEntry(const SqliteStatement &row);
 
 // The event ids of an attempt as the fifth column of AttemptLogColumns has them: for each event
 // "<position>:<length of the id in UTF-8 bytes>:<id>", in any order. Lengths rather than
@@ -34,9 +31,9 @@ AttemptLogEntry readAttemptLogEntry(const SqliteStatement &row);
 // the ids before the damage.
 QStringList decodeEventIds(QByteArrayView encoded);
 
-// The mapping of readAttemptLogEntry(), for any row with SqliteStatement's column readers
+// Reads a row of AttemptLogColumns, for any row with SqliteStatement's column readers
 // (PostgresResult too) whose fifth column is encoded as decodeEventIds() reads it.
-template<typename Row> AttemptLogEntry readAttemptLogEntryRow(const Row &row)
+template<typename Row> AttemptLogEntry readAttemptLogEntry(const Row &row)
 {
     AttemptLogEntry entry;
     entry.id = row.columnInt64(0);
@@ -57,9 +54,7 @@ template<typename Row> AttemptLogEntry readAttemptLogEntryRow(const Row &row)
 inline constexpr char InsertAttemptSql[]
     = "INSERT INTO attempt_log (time_ms, topic, subscription, attempt, http_status, outcome,"
       " duration_ms, next_due_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
-void bindAttempt(SqliteStatement &statement, const AttemptLogEntry &entry);
-template<typename Statement>
-void bindAttemptValues(Statement &statement, const AttemptLogEntry &entry)
+template<typename Statement> void bindAttempt(Statement &statement, const AttemptLogEntry &entry)
 {
     statement.bindAll(entry.timeMs, entry.topic, entry.subscription, entry.attempt,
                       entry.httpStatus, static_cast<int>(entry.outcome), entry.durationMs,
@@ -77,8 +72,19 @@ QByteArray insertAttemptEventsSql();
 // Binds count event ids of an attempt, from position first on, to a statement of count rows. A
 // null id is bound as an empty one: attempt_events requires an id, and the version-1 log read a
 // null one as empty.
-void bindAttemptEvents(SqliteStatement &statement, qint64 attemptId, const QStringList &eventIds,
-                       qsizetype first, qsizetype count);
+template<typename Statement>
+void bindAttemptEvents(Statement &statement, qint64 attemptId, const QStringList &eventIds,
+                       qsizetype first, qsizetype count)
+{
+    static const QString emptyId = QStringLiteral("");
+    int parameter = 0;
+    for (qsizetype position = first; position < first + count; ++position) {
+        const QString &eventId = eventIds.at(position);
+        statement.bind(++parameter, attemptId);
+        statement.bind(++parameter, qint64(position));
+        statement.bind(++parameter, eventId.isNull() ? emptyId : eventId);
+    }
+}
 
 // Trimming the bounded log: both take the newest attempt id to remove; the events go first.
 inline constexpr char TrimAttemptEventsSql[] = "DELETE FROM attempt_events WHERE attempt_id <= ?";

@@ -2,23 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "DeadLetterRows.h"
 
-#include "SqliteStatement.h"
-
 #include <limits>
 
 using namespace Qt::StringLiterals;
 
 namespace EventDesk {
-
-DeadLetterEntry readDeadLetter(const SqliteStatement &row)
-{
-    return readDeadLetterRow(row);
-}
-
-void bindDeadLetter(SqliteStatement &statement, const DeadLetterEntry &entry)
-{
-    bindDeadLetterValues(statement, entry);
-}
 
 SqlConditions deadLetterConditions(const DeadLetterQuery &query, QByteArrayView textCondition)
 {
@@ -59,11 +47,6 @@ QByteArray deadLetterPageSql(const SqlConditions &conditions, DeadLetterFields f
         + " ORDER BY id DESC LIMIT ?"_ba;
 }
 
-void bindDeadLetterPage(SqliteStatement &statement, const SqlConditions &conditions, int limit)
-{
-    statement.bind(conditions.bind(statement) + 1, limit > 0 ? limit : -1);
-}
-
 QByteArray deadLetterCountSql(const SqlConditions &conditions)
 {
     return "SELECT count(*) FROM dead_letters"_ba + conditions.whereClause();
@@ -73,16 +56,6 @@ QByteArray deadLettersOfEventSql()
 {
     return "SELECT "_ba + DeadLetterColumns
         + " FROM dead_letters WHERE event_id = ? ORDER BY id"_ba;
-}
-
-void bindResubmission(SqliteStatement &statement, const ResubmissionEntry &entry)
-{
-    bindResubmissionValues(statement, entry);
-}
-
-ResubmissionEntry readResubmission(const SqliteStatement &row)
-{
-    return readResubmissionRow(row);
 }
 
 QByteArray resubmissionsOfEventSql()

@@ -9,12 +9,10 @@
 
 namespace EventDesk {
 
-class SqliteStatement;
-
 // How a row of dead_letters maps to a DeadLetterEntry and back, and how a DeadLetterQuery becomes
 // SQL. The store (SqliteDeliveryStore) writes and reads the dead-letter index through these, and
 // the desktop app's dead-letter browser reads it through them over its own connection
-// (SqliteReadConnection), so that a column order, a filter and the code that depends on them
+// (SqliteReadOnlyDatabase), so that a column order, a filter and the code that depends on them
 // exist once.
 
 // Columns of dead_letters, in the order readDeadLetter() reads them.
@@ -28,9 +26,9 @@ inline constexpr char DeadLetterIndexColumns[]
     = "id, topic, subscription, event_id, reason, last_outcome, last_http_status, attempts,"
       " publish_ms, last_attempt_ms, dead_lettered_ms, blob_path, NULL, event_type, subject,"
       " data_version, event_time, NULL";
-DeadLetterEntry readDeadLetter(const SqliteStatement &row);
-// The mapping itself, for any row with SqliteStatement's column readers (PostgresResult too).
-template<typename Row> DeadLetterEntry readDeadLetterRow(const Row &row)
+// Reads a row of DeadLetterColumns (or DeadLetterIndexColumns), for any row with SqliteStatement's
+// column readers (PostgresResult too).
+template<typename Row> DeadLetterEntry readDeadLetter(const Row &row)
 {
     DeadLetterEntry entry;
     entry.id = row.columnInt64(0);
@@ -61,10 +59,8 @@ inline constexpr char InsertDeadLetterSql[]
       " last_http_status, attempts, publish_ms, last_attempt_ms, dead_lettered_ms, blob_path,"
       " record, event_type, subject, data_version, event_time, event_body)"
       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-void bindDeadLetter(SqliteStatement &statement, const DeadLetterEntry &entry);
-// The binding itself, for any statement with SqliteStatement's bindAll() (PostgresParameters too).
-template<typename Statement>
-void bindDeadLetterValues(Statement &statement, const DeadLetterEntry &entry)
+// Binds an entry, for any statement with SqliteStatement's bindAll() (PostgresParameters too).
+template<typename Statement> void bindDeadLetter(Statement &statement, const DeadLetterEntry &entry)
 {
     statement.bindAll(entry.topic, entry.subscription, entry.eventId,
                       static_cast<int>(entry.reason), static_cast<int>(entry.lastOutcome),
@@ -94,7 +90,11 @@ enum class DeadLetterFields {
 // last parameter, after those of the conditions, is the LIMIT; bindDeadLetterPage() binds them.
 QByteArray deadLetterPageSql(const SqlConditions &conditions, DeadLetterFields fields);
 // limit <= 0: every row.
-void bindDeadLetterPage(SqliteStatement &statement, const SqlConditions &conditions, int limit);
+template<typename Statement>
+void bindDeadLetterPage(Statement &statement, const SqlConditions &conditions, int limit)
+{
+    statement.bind(conditions.bind(statement) + 1, limit > 0 ? limit : -1);
+}
 
 // How many dead letters the conditions match; its parameters are those of the conditions.
 QByteArray deadLetterCountSql(const SqlConditions &conditions);
@@ -108,9 +108,8 @@ inline constexpr char InsertResubmissionSql[]
     = "INSERT INTO resubmissions (time_ms, dead_letter_id, event_id, topic, from_subscription,"
       " reason, dead_lettered_ms, to_subscription, delivery_id, route)"
       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-void bindResubmission(SqliteStatement &statement, const ResubmissionEntry &entry);
 template<typename Statement>
-void bindResubmissionValues(Statement &statement, const ResubmissionEntry &entry)
+void bindResubmission(Statement &statement, const ResubmissionEntry &entry)
 {
     statement.bindAll(entry.timeMs, entry.deadLetterId, entry.eventId, entry.topic,
                       entry.fromSubscription, static_cast<int>(entry.reason), entry.deadLetteredMs,
@@ -119,8 +118,7 @@ void bindResubmissionValues(Statement &statement, const ResubmissionEntry &entry
 inline constexpr char ResubmissionColumns[]
     = "id, time_ms, dead_letter_id, event_id, topic, from_subscription, reason, dead_lettered_ms,"
       " to_subscription, delivery_id, route";
-ResubmissionEntry readResubmission(const SqliteStatement &row);
-template<typename Row> ResubmissionEntry readResubmissionRow(const Row &row)
+template<typename Row> ResubmissionEntry readResubmission(const Row &row)
 {
     ResubmissionEntry entry;
     entry.id = row.columnInt64(0);

@@ -73,7 +73,7 @@ struct InstanceStatus
 // The read side of a delivery store, for readers beside the engines that write it: the desktop
 // app's delivery log, event inspector and dead-letter browser (their reader thread), and the
 // read-only monitor (StoreMonitor). One implementation per backend, each with a connection of its
-// own that can never write (SqliteReadConnection for the SQLite file; for PostgreSQL a session
+// own that can never write (SqliteReadOnlyDatabase for the SQLite file; for PostgreSQL a session
 // whose transactions are read-only and which registers no instance), so that the views hold no SQL
 // of their own and read either store the same way.
 //

@@ -2,8 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "SqlConditions.h"
 
-#include "SqliteStatement.h"
-
 using namespace Qt::StringLiterals;
 
 namespace EventDesk {
@@ -42,14 +40,6 @@ QByteArray SqlConditions::whereClause() const
     if (m_conditions.isEmpty())
         return {};
     return " WHERE "_ba + m_conditions.join(" AND "_ba);
-}
-
-int SqlConditions::bind(SqliteStatement &statement) const
-{
-    int position = 0;
-    for (const Value &value : m_values)
-        std::visit([&](const auto &bound) { statement.bind(++position, bound); }, value);
-    return position;
 }
 
 } // namespace EventDesk

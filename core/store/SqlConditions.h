@@ -13,8 +13,6 @@
 
 namespace EventDesk {
 
-class SqliteStatement;
-
 // "?,?,...,?": count parameters for an IN list.
 QByteArray parameterList(int count);
 
@@ -37,7 +35,13 @@ public:
     QByteArray whereClause() const;
     // Binds the values to parameters 1, 2, ...; returns how many it bound, so that the caller
     // knows the position of its own parameters after them (a LIMIT, say).
-    int bind(SqliteStatement &statement) const;
+    template<typename Statement> int bind(Statement &statement) const
+    {
+        int position = 0;
+        for (const Value &value : m_values)
+            std::visit([&](const auto &bound) { statement.bind(++position, bound); }, value);
+        return position;
+    }
     // The values in the order of their placeholders, for a backend that binds them itself.
     const std::vector<Value> &values() const { return m_values; }
 

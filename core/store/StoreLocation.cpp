@@ -9,15 +9,11 @@ using namespace Qt::StringLiterals;
 
 namespace EventDesk {
 
-namespace {
-
-bool looksLikePostgresUrl(const QString &location)
+bool isPostgresLocation(const QString &location)
 {
     return location.startsWith(u"postgresql://"_s, Qt::CaseInsensitive)
         || location.startsWith(u"postgres://"_s, Qt::CaseInsensitive);
 }
-
-} // namespace
 
 QString storeLocationForms()
 {
@@ -53,7 +49,7 @@ QString storeLocationProblem(const QString &location)
 {
     if (location.isEmpty())
         return {};
-    if (!looksLikePostgresUrl(location))
+    if (!isPostgresLocation(location))
         return u"must be %1"_s.arg(storeLocationForms());
     if (!hasPostgresStore()) {
         return u"this build of EventDesk has no PostgreSQL support (it was configured with "

@@ -6,10 +6,14 @@
 
 namespace EventDesk {
 
-// The locations of a store (openDeliveryStore(), DeliveryStores.h):
+// The locations of a store (openDeliveryStore() and openDeliveryStoreReader(),
+// core/host/StoreOpener.h):
 //   ""                                     the workspace's SQLite file (the default)
 //   postgresql://user@host:port/database   a PostgreSQL database (also postgres://...)
 
+// Whether location names a PostgreSQL store (postgresql://... or postgres://...) rather than a
+// SQLite file.
+bool isPostgresLocation(const QString &location);
 // The accepted forms, for the error of a location that is none of them.
 QString storeLocationForms();
 // Whether this build has the PostgreSQL store (CMake option EVENTDESK_WITH_POSTGRESQL).

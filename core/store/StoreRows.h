@@ -4,11 +4,31 @@
 
 #include "DeliveryStore.h"
 
+#include <QByteArray>
+
 namespace EventDesk {
+
+// The columns of deliveries, events and dropped, in the order in which both backends read them
+// (readEventRow() and readDroppedRow() below; the SQLite store's readDelivery(), the PostgreSQL
+// store's delivery reader).
+inline constexpr char DeliveryColumns[]
+    = "id, event_seq, topic, subscription, state, attempts, due_ms, publish_ms, last_outcome,"
+      " last_http_status, last_attempt_ms, reason, dl_unavailable_since_ms";
+inline constexpr char EventColumns[]
+    = "seq, topic, event_id, event_type, subject, data_version, event_time, publish_ms, body";
+inline constexpr char DroppedColumns[]
+    = "topic, subscription, event_id, reason, last_outcome, last_http_status, attempts,"
+      " dropped_ms";
+// The dropped deliveries of one event id (the parameter), oldest first: the event inspector's
+// history.
+inline QByteArray droppedOfEventSql()
+{
+    return QByteArray("SELECT ") + DroppedColumns + " FROM dropped WHERE event_id = ? ORDER BY id";
+}
 
 // Rows that both backends read the same way, from a SqliteStatement or a PostgresResult: an event,
 // a dropped delivery and a probation row, each from columns in the order of its SELECT
-// (SqliteStoreSchema.h: EventColumns, DroppedColumns). The dead-letter and delivery-log rows have
+// (EventColumns, DroppedColumns). The dead-letter and delivery-log rows have
 // their own files (DeadLetterRows.h, AttemptLogRows.h).
 
 template<typename Row> StoredEvent readEventRow(const Row &row)

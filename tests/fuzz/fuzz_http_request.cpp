@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-// Fuzz target: EventDesk's HTTP/1.1 server (core/io/HttpServer), the one that serves the topic
+// Fuzz target: EventDesk's HTTP/1.1 server (core/http/HttpServer), the one that serves the topic
 // endpoint, the test receivers and /metrics.
 //
 // Input: the bytes one client sends on one connection - any number of pipelined requests, heads,
@@ -20,7 +20,7 @@
 
 #include "FuzzSupport.h"
 
-#include "io/HttpServer.h"
+#include "http/HttpServer.h"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>

@@ -12,8 +12,8 @@
 
 #include "FuzzSupport.h"
 
-#include "io/ProvisioningFile.h"
 #include "model/Workspace.h"
+#include "workspace/ProvisioningFile.h"
 
 #include <QJsonDocument>
 

@@ -13,7 +13,7 @@
 #include "DeadLetterFiles.h"
 #include "ScriptedReceiver.h"
 #include "SecretScan.h"
-#include "io/SharedAccessSignature.h"
+#include "endpoint/SharedAccessSignature.h"
 
 #include <QDateTime>
 #include <QRandomGenerator>

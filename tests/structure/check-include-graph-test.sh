@@ -32,7 +32,7 @@ clean_tree() {
         '// #include "../engine/Engine.h" is what the model must never do' '#include "Topic.moc"'
     put "$tree" core/rules/RetryPlanner.h '#pragma once' '#include "../model/Topic.h"'
     put "$tree" core/engine/Engine.h '#pragma once' '#  include "../rules/RetryPlanner.h"'
-    put "$tree" core/io/TopicEndpoint.cpp '#include "engine/Engine.h"'
+    put "$tree" core/endpoint/TopicEndpoint.cpp '#include "engine/Engine.h"'
     put "$tree" ui/common/Format.h '#pragma once' '#include "rules/RetryPlanner.h"'
     put "$tree" ui/editor/Editor.cpp '#include "common/Format.h"'
     put "$tree" tests/unit/tst_topic.cpp '#include "model/Topic.h"'
@@ -54,13 +54,13 @@ expect "two headers including each other are a cycle" 1 "$tree" \
     "      core/model/Topic.h:3: #include \"Filter.h\""
 
 tree=$(clean_tree twin-cycle)
-put "$tree" core/io/DeadLetterSink.h '#pragma once'
-put "$tree" core/io/DeadLetterSink.cpp '#include "DeadLetterSink.h"' '#include "AzureBlobSink.h"'
-put "$tree" core/io/AzureBlobSink.h '#pragma once' '#include "DeadLetterSink.h"'
+put "$tree" core/deadletters/DeadLetterRouter.h '#pragma once'
+put "$tree" core/deadletters/DeadLetterRouter.cpp '#include "DeadLetterRouter.h"' '#include "AzureBlobSink.h"'
+put "$tree" core/deadletters/AzureBlobSink.h '#pragma once' '#include "DeadLetterRouter.h"'
 expect "a .cpp including a header that includes the .cpp's own header is a cycle" 1 "$tree" \
-    "  core/io/AzureBlobSink -> core/io/DeadLetterSink -> core/io/AzureBlobSink" \
-    "      core/io/AzureBlobSink.h:2: #include \"DeadLetterSink.h\"" \
-    "      core/io/DeadLetterSink.cpp:2: #include \"AzureBlobSink.h\"" \
+    "  core/deadletters/AzureBlobSink -> core/deadletters/DeadLetterRouter -> core/deadletters/AzureBlobSink" \
+    "      core/deadletters/AzureBlobSink.h:2: #include \"DeadLetterRouter.h\"" \
+    "      core/deadletters/DeadLetterRouter.cpp:2: #include \"AzureBlobSink.h\"" \
     "FAILED: 1 cycles, 0 includes against the layering, 0 directories with no layer, 0 ambiguous includes"
 
 tree=$(clean_tree long-cycle)
@@ -75,39 +75,60 @@ tree=$(clean_tree upward-relative)
 put "$tree" core/model/Topic.h '#pragma once' '#include "../engine/Engine.h"'
 expect "the model including the engine is against the layering" 1 "$tree" \
     "  core/model/Topic.h:2: #include \"../engine/Engine.h\"" \
-    "      core/model (layer 1) -> core/engine (layer 4): a higher layer"
+    "      core/model (layer 1) -> core/engine (layer 5): a higher layer"
 
 tree=$(clean_tree upward-include-dir)
-put "$tree" core/keychain/KeychainSecretStore.h '#pragma once' '#include "io/SecretStore.h"'
-put "$tree" core/io/SecretStore.h '#pragma once'
+put "$tree" core/keychain/KeychainSecretStore.h '#pragma once' '#include "engine/SecretResolver.h"'
+put "$tree" core/engine/SecretResolver.h '#pragma once'
 expect "an upward include found through an include directory" 1 "$tree" \
-    "  core/keychain/KeychainSecretStore.h:2: #include \"io/SecretStore.h\"" \
-    "      core/keychain (layer 2) -> core/io (layer 5): a higher layer"
+    "  core/keychain/KeychainSecretStore.h:2: #include \"engine/SecretResolver.h\"" \
+    "      core/keychain (layer 4) -> core/engine (layer 5): a higher layer"
 
-tree=$(clean_tree engine-into-io)
-put "$tree" core/engine/Engine.cpp '#include "Engine.h"' '#include "../io/TopicEndpoint.h"'
-put "$tree" core/io/TopicEndpoint.h '#pragma once'
-expect "the engine including io (the same CMake target, the layer above)" 1 "$tree" \
-    "  core/engine/Engine.cpp:2: #include \"../io/TopicEndpoint.h\"" \
-    "      core/engine (layer 4) -> core/io (layer 5): a higher layer"
+tree=$(clean_tree engine-into-endpoint)
+put "$tree" core/engine/Engine.cpp '#include "Engine.h"' '#include "../endpoint/TopicEndpoint.h"'
+put "$tree" core/endpoint/TopicEndpoint.h '#pragma once'
+expect "the engine including the endpoint (the layer above, which implements its interfaces)" 1 "$tree" \
+    "  core/engine/Engine.cpp:2: #include \"../endpoint/TopicEndpoint.h\"" \
+    "      core/engine (layer 5) -> core/endpoint (layer 6): a higher layer"
+
+tree=$(clean_tree interface-into-backend)
+put "$tree" core/store/DeliveryStore.h '#pragma once'
+put "$tree" core/store/sqlite/SqliteStatement.h '#pragma once'
+put "$tree" core/store/StoreRows.cpp '#include "DeliveryStore.h"' '#include "sqlite/SqliteStatement.h"'
+expect "the store's interfaces including a backend below their folder" 1 "$tree" \
+    "  core/store/StoreRows.cpp:2: #include \"sqlite/SqliteStatement.h\"" \
+    "      core/store (layer 3) -> core/store/sqlite (layer 4): a higher layer"
+
+tree=$(clean_tree backend-into-backend)
+put "$tree" core/store/DeliveryStore.h '#pragma once'
+put "$tree" core/store/sqlite/SqliteStoreSchema.h '#pragma once' '#include "../DeliveryStore.h"'
+put "$tree" core/store/postgres/PostgresStoreReader.cpp '#include "../DeliveryStore.h"' '#include "../sqlite/SqliteStoreSchema.h"'
+expect "one store backend including the other" 1 "$tree" \
+    "  core/store/postgres/PostgresStoreReader.cpp:2: #include \"../sqlite/SqliteStoreSchema.h\"" \
+    "      core/store/postgres (layer 4) -> core/store/sqlite (layer 4): the same layer, neither links the other"
 
 tree=$(clean_tree sideways)
 put "$tree" ui/send/SendEventDialog.h '#pragma once'
 put "$tree" ui/editor/Editor.cpp '#include "common/Format.h"' '#include "send/SendEventDialog.h"'
 expect "two views of the same layer including each other" 1 "$tree" \
     "  ui/editor/Editor.cpp:2: #include \"send/SendEventDialog.h\"" \
-    "      ui/editor (layer 8) -> ui/send (layer 8): the same layer, neither links the other"
+    "      ui/editor (layer 10) -> ui/send (layer 10): the same layer, neither links the other"
 
 tree=$(clean_tree core-into-ui)
-put "$tree" core/io/TopicEndpoint.cpp '#include "engine/Engine.h"' '#include "common/Format.h"'
+put "$tree" core/endpoint/TopicEndpoint.cpp '#include "engine/Engine.h"' '#include "common/Format.h"'
 expect "core including ui" 1 "$tree" \
-    "      core/io (layer 5) -> ui/common (layer 7): a higher layer"
+    "      core/endpoint (layer 6) -> ui/common (layer 9): a higher layer"
 
 tree=$(clean_tree unplaced)
 put "$tree" core/cache/Cache.h '#pragma once' '#include "../Expected.h"'
 expect "a directory the table does not place" 1 "$tree" \
     "directories with no layer (add them to the table in scripts/check-include-graph.sh):" \
     "  core/cache (core/cache/Cache.h)"
+
+tree=$(clean_tree retired-folder)
+put "$tree" core/io/WorkspaceFolder.h '#pragma once' '#include "../Expected.h"'
+expect "a file put back into the retired catch-all folder core/io" 1 "$tree" \
+    "  core/io (core/io/WorkspaceFolder.h)"
 
 tree=$(clean_tree ambiguous)
 put "$tree" core/Format.h '#pragma once'

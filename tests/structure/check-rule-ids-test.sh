@@ -103,7 +103,7 @@ expect "an undefined id is reported in each form of citation" 1 "$tree" \
     "FAILED: 24 citations of 20 undefined ids, 0 ids defined twice"
 
 tree=$(clean_tree lookalikes)
-put "$tree" core/io/Http.cpp \
+put "$tree" core/http/Http.cpp \
     '// RFC 9112 §6.3 and §5: an RFC section' \
     '// §8.1 of another document, and §9.2' \
     'const char *blob = "deadletters/S0/2026/1/2/0/x.json";' \
@@ -113,7 +113,7 @@ put "$tree" core/io/Http.cpp \
     '// SPECIFIC R and SPECS B are no citations of sections' \
     '// a version 1.R5, and R2–L3 is no range: R2 and the next id are read alone'
 expect "what only looks like an id is not read as one" 1 "$tree" \
-    "  core/io/Http.cpp:8: L3" \
+    "  core/http/Http.cpp:8: L3" \
     "FAILED: 1 citations of 1 undefined ids, 0 ids defined twice"
 
 tree=$(clean_tree duplicate)

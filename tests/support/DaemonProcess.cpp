@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "DaemonProcess.h"
 
-#include "store/SqliteReadConnection.h"
+#include "store/sqlite/SqliteReadOnlyDatabase.h"
 
 #include <QDir>
 #include <QEventLoop>
@@ -355,7 +355,7 @@ qint64 storeScalar(const QString &workspaceDir, const QString &sql)
     if (!QFileInfo::exists(path))
         return -1;
     // Through the store's own SQLite library, read-only, as the desktop app's views read it.
-    SqliteReadConnection store;
+    SqliteReadOnlyDatabase store;
     if (auto opened = store.open(path); !opened) {
         qWarning("storeScalar: %s", qPrintable(opened.error()));
         return -1;

@@ -10,7 +10,7 @@
 #include "engine/EngineSignals.h"
 #include "engine/EngineState.h"
 #include "engine/OutcomeHandler.h"
-#include "store/SqliteDeliveryStore.h"
+#include "store/sqlite/SqliteDeliveryStore.h"
 
 #include <QJsonObject>
 #include <QList>

@@ -4,7 +4,7 @@
 
 #include "PostgresServer.h"
 #include "model/Topic.h"
-#include "store/PostgresDeliveryStore.h"
+#include "store/postgres/PostgresDeliveryStore.h"
 
 #include <QDebug>
 #include <QList>

@@ -5,7 +5,7 @@
 // as "another engine" they can kill -9 without a whole eventdeskd; when the test itself dies, its
 // end of the pipe closes and the lock is released.
 
-#include "io/WorkspaceLock.h"
+#include "workspace/WorkspaceLock.h"
 
 #include <QCoreApplication>
 

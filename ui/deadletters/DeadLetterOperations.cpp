@@ -3,8 +3,8 @@
 #include "DeadLetterOperations.h"
 
 #include "common/Format.h"
+#include "deadletters/DeadLetterRouter.h"
 #include "host/EngineHost.h"
-#include "io/DeadLetterSink.h"
 #include "log/StoreReader.h"
 
 #include <QApplication>

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "host/StoreOpener.h"
 #include "store/DeliveryStore.h"
-#include "store/DeliveryStoreReaders.h"
 
 #include <QList>
 #include <QSet>

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "MainStatusBar.h"
 
-#include "io/SecretCache.h"
+#include "secrets/SecretCache.h"
 #include "secrets/SecretStore.h"
 
 #include <QLabel>

@@ -15,14 +15,14 @@
 #include "dashboard/DashboardView.h"
 #include "deadletters/DeadLetterBrowser.h"
 #include "editor/SubscriptionEditor.h"
-#include "io/SecretCache.h"
-#include "io/SharedAccessSignature.h"
-#include "io/WorkspaceLock.h"
+#include "endpoint/SharedAccessSignature.h"
 #include "log/DeliveryLogView.h"
 #include "log/EventInspector.h"
 #include "receivers/ReceiversView.h"
+#include "secrets/SecretCache.h"
 #include "secrets/SecretStore.h"
 #include "send/SendEventDialog.h"
+#include "workspace/WorkspaceLock.h"
 
 #include <QAction>
 #include <QApplication>

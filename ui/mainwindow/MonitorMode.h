@@ -3,7 +3,7 @@
 #pragma once
 
 #include "WorkspaceInUseDialog.h"
-#include "io/WorkspaceLock.h"
+#include "workspace/WorkspaceLock.h"
 
 #include <QObject>
 #include <QPointer>

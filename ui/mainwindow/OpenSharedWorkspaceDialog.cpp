@@ -3,7 +3,7 @@
 #include "OpenSharedWorkspaceDialog.h"
 
 #include "common/Format.h"
-#include "store/DeliveryStoreReaders.h"
+#include "host/StoreOpener.h"
 #include "store/StoreLocation.h"
 
 #include <QCheckBox>

@@ -3,7 +3,7 @@
 #include "WindowNotices.h"
 
 #include "Banner.h"
-#include "io/SecretCache.h"
+#include "secrets/SecretCache.h"
 #include "secrets/SecretStore.h"
 
 #include <QPushButton>

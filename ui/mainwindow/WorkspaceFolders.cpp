@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "WorkspaceFolders.h"
 
-#include "io/WorkspaceFolder.h"
-#include "store/DeliveryStoreReaders.h"
+#include "host/StoreOpener.h"
 #include "store/StoreLocation.h"
+#include "workspace/WorkspaceFolder.h"
 
 #include <QAction>
 #include <QDir>

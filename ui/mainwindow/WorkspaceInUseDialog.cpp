@@ -4,7 +4,7 @@
 
 #include "WorkspaceFolders.h"
 #include "common/Format.h"
-#include "io/WorkspaceFolder.h"
+#include "workspace/WorkspaceFolder.h"
 
 #include <QDate>
 #include <QDialogButtonBox>

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "io/WorkspaceLock.h"
+#include "workspace/WorkspaceLock.h"
 
 #include <QDialog>
 #include <QString>

@@ -5,12 +5,12 @@
 #include "common/Format.h"
 
 #include "Logging.h"
-#include "io/InlineSecrets.h"
-#include "io/SecretCache.h"
-#include "io/WorkspaceFolder.h"
 #include "keychain/KeychainSecretStore.h"
 #include "model/Workspace.h"
+#include "secrets/InlineSecrets.h"
+#include "secrets/SecretCache.h"
 #include "secrets/SecretStore.h"
+#include "workspace/WorkspaceFolder.h"
 
 #include <QCheckBox>
 #include <QDialog>

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "io/TestReceiverService.h"
+#include "endpoint/TestReceiverService.h"
 
 #include <QAbstractTableModel>
 #include <QHash>

@@ -6,9 +6,9 @@
 #include "ReceiverListModel.h"
 #include "common/Format.h"
 #include "host/EngineHost.h"
-#include "io/WorkspaceFolder.h"
 #include "rules/OutcomeClassifier.h"
 #include "secrets/SecretMasking.h"
+#include "workspace/WorkspaceFolder.h"
 
 #include <QCheckBox>
 #include <QDir>

@@ -6,7 +6,7 @@
 
 #include "AzuriteProcess.h"
 #include "DaemonProcess.h"
-#include "io/AzureBlobDeadLetterSink.h"
+#include "deadletters/AzureBlobDeadLetterSink.h"
 
 #include <QDir>
 #include <QFile>

@@ -5,9 +5,9 @@
 #include "deadletters/DeadLetterModel.h"
 #include "deadletters/DeadLetterRecordHighlighter.h"
 #include "host/EngineHost.h"
-#include "io/WorkspaceFolder.h"
 #include "rules/DeadLetterFormatter.h"
-#include "store/SqliteDeliveryStore.h"
+#include "store/sqlite/SqliteDeliveryStore.h"
+#include "workspace/WorkspaceFolder.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>

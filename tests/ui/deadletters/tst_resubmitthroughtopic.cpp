@@ -9,10 +9,10 @@
 #include "deadletters/DeadLetterModel.h"
 #include "deadletters/TopicResubmitDialog.h"
 #include "host/EngineHost.h"
-#include "io/WorkspaceFolder.h"
-#include "store/SqliteDeliveryStore.h"
-#include "store/SqliteReadConnection.h"
-#include "store/SqliteStoreSchema.h"
+#include "store/sqlite/SqliteDeliveryStore.h"
+#include "store/sqlite/SqliteReadOnlyDatabase.h"
+#include "store/sqlite/SqliteStoreSchema.h"
+#include "workspace/WorkspaceFolder.h"
 
 #include <QAction>
 #include <QDir>
@@ -101,7 +101,7 @@ QByteArray workspaceJson(quint16 port)
 
 qint64 countRows(const QString &storePath, const QByteArray &sql)
 {
-    SqliteReadConnection reader;
+    SqliteReadOnlyDatabase reader;
     if (!reader.open(storePath))
         return -1;
     qint64 count = -1;

@@ -3,7 +3,7 @@
 #include "log/DeliveryLogModel.h"
 #include "log/DeliveryLogView.h"
 #include "log/EventInspector.h"
-#include "store/SqliteDeliveryStore.h"
+#include "store/sqlite/SqliteDeliveryStore.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>

@@ -3,17 +3,17 @@
 // The desktop app's window driven as a user would, on a real engine (its own thread, its own
 // topic endpoint and built-in receivers on a free loopback port).
 
+#include "SecretScan.h"
+#include "WidgetInput.h"
 #include "deadletters/DeadLetterBrowser.h"
 #include "deadletters/DeadLetterModel.h"
 #include "editor/SubscriptionEditor.h"
+#include "endpoint/SharedAccessSignature.h"
+#include "endpoint/TestReceiverService.h"
 #include "mainwindow/MainWindow.h"
 #include "mainwindow/WorkspaceLayout.h"
 #include "mainwindow/WorkspaceTreeModel.h"
 #include "secrets/SecretStore.h"
-#include "io/SharedAccessSignature.h"
-#include "io/TestReceiverService.h"
-#include "SecretScan.h"
-#include "WidgetInput.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>

@@ -10,14 +10,14 @@
 #include "deadletters/DeadLetterBrowser.h"
 #include "deadletters/DeadLetterModel.h"
 #include "editor/SubscriptionEditor.h"
-#include "io/WorkspaceFolder.h"
 #include "log/DeliveryLogModel.h"
 #include "log/DeliveryLogView.h"
 #include "mainwindow/Banner.h"
 #include "mainwindow/MainWindow.h"
 #include "mainwindow/WorkspaceInUseDialog.h"
 #include "mainwindow/WorkspaceTreeModel.h"
-#include "store/SqliteDeliveryStore.h"
+#include "store/sqlite/SqliteDeliveryStore.h"
+#include "workspace/WorkspaceFolder.h"
 
 #include <QAction>
 #include <QDateTime>

@@ -24,7 +24,7 @@
 #include "mainwindow/SharedWorkspaceMode.h"
 #include "mainwindow/WorkspaceTreeModel.h"
 #include "secrets/SecretStore.h"
-#include "store/PostgresDeliveryStore.h"
+#include "store/postgres/PostgresDeliveryStore.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>

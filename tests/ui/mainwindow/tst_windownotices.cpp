@@ -5,12 +5,12 @@
 // no secret is delivered, and the window says both whole in its banners while the status bar stays
 // short. Set EVENTDESK_SCREENSHOTS=DIR to keep a picture of the window.
 
-#include "io/SecretCache.h"
 #include "mainwindow/Banner.h"
 #include "mainwindow/MainStatusBar.h"
 #include "mainwindow/MainWindow.h"
 #include "mainwindow/WindowNotices.h"
 #include "mainwindow/WorkspaceTreeModel.h"
+#include "secrets/SecretCache.h"
 #include "secrets/SecretStore.h"
 
 #include <QFile>

@@ -7,9 +7,9 @@
 
 #include "SecretScan.h"
 
-#include "io/SecretCache.h"
 #include "mainwindow/WorkspaceSecrets.h"
 #include "model/Workspace.h"
+#include "secrets/SecretCache.h"
 #include "secrets/SecretStore.h"
 
 #include <QDir>

@@ -1,10 +1,10 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
 #include "host/EngineHost.h"
-#include "io/SecretCache.h"
 #include "receivers/ReceivedRequestModel.h"
 #include "receivers/ReceiverListModel.h"
 #include "receivers/ReceiversView.h"
+#include "secrets/SecretCache.h"
 #include "secrets/SecretStore.h"
 
 #include <QAbstractItemModelTester>

@@ -1,10 +1,10 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
 #include "host/EngineHost.h"
-#include "io/WorkspaceFolder.h"
 #include "send/EventTemplates.h"
 #include "send/JsonEditor.h"
 #include "send/SendEventDialog.h"
+#include "workspace/WorkspaceFolder.h"
 
 #include <QComboBox>
 #include <QDateTime>

@@ -9,11 +9,11 @@
 #include "EngineUnitsFixture.h"
 
 #include "UtcTime.h"
+#include "deadletters/FolderDeadLetterSink.h"
 #include "engine/DeadLettering.h"
-#include "io/DeadLetterSink.h"
 #include "rules/DeadLetterFormatter.h"
-#include "store/SqliteReadConnection.h"
-#include "store/SqliteStoreSchema.h"
+#include "store/sqlite/SqliteReadOnlyDatabase.h"
+#include "store/sqlite/SqliteStoreSchema.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -415,7 +415,7 @@ void tst_DeadLettering::resubmit_keepsTheEventIdWithFreshAttemptsAndTimeToLive()
     // Stored, and the index row removed, with a trace from the new delivery to the dead letter.
     QCOMPARE(bench.f.sqlite.countDeadLetters(DeadLetterQuery {}).value(), qint64(0));
     QCOMPARE(bench.f.store.calls(Operation::InsertResubmitted), 1);
-    SqliteReadConnection reader;
+    SqliteReadOnlyDatabase reader;
     QVERIFY(reader.open(bench.f.directory.filePath(u"eventdesk.db"_s)));
     QList<ResubmissionEntry> traces;
     QVERIFY(reader.select(

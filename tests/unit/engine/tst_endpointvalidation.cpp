@@ -10,7 +10,7 @@
 
 #include "engine/Dispatcher.h"
 #include "engine/EndpointValidation.h"
-#include "io/ProvisioningFile.h"
+#include "workspace/ProvisioningFile.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

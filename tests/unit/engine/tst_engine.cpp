@@ -5,12 +5,12 @@
 
 #include "FakeNetwork.h"
 
+#include "UtcTime.h"
+#include "deadletters/FolderDeadLetterSink.h"
 #include "engine/Clock.h"
 #include "engine/Engine.h"
-#include "io/DeadLetterSink.h"
-#include "io/WorkspaceFolder.h"
-#include "store/SqliteDeliveryStore.h"
-#include "UtcTime.h"
+#include "store/sqlite/SqliteDeliveryStore.h"
+#include "workspace/WorkspaceFolder.h"
 
 #include <QDirIterator>
 #include <QFile>

@@ -7,11 +7,11 @@
 // clock, D6 timeouts and aborts), and a shutdown with requests open on the lanes.
 #include "ScriptedReceiver.h"
 
+#include "deadletters/FolderDeadLetterSink.h"
 #include "engine/Clock.h"
 #include "engine/Engine.h"
-#include "io/DeadLetterSink.h"
-#include "io/WorkspaceFolder.h"
-#include "store/SqliteDeliveryStore.h"
+#include "store/sqlite/SqliteDeliveryStore.h"
+#include "workspace/WorkspaceFolder.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

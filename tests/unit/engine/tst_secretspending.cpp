@@ -6,11 +6,11 @@
 // delivers; its held deliveries' TTL runs (SPEC R6/R7) and they go out as soon as it answers.
 
 #include "FakeNetwork.h"
+#include "deadletters/FolderDeadLetterSink.h"
 #include "engine/Clock.h"
 #include "engine/Engine.h"
-#include "io/DeadLetterSink.h"
-#include "io/WorkspaceFolder.h"
-#include "store/SqliteDeliveryStore.h"
+#include "store/sqlite/SqliteDeliveryStore.h"
+#include "workspace/WorkspaceFolder.h"
 
 #include <QDirIterator>
 #include <QFile>

@@ -10,11 +10,11 @@
 
 #include "FakeNetwork.h"
 #include "PostgresServer.h"
+#include "deadletters/FolderDeadLetterSink.h"
 #include "engine/Clock.h"
 #include "engine/DeliveryClaims.h"
 #include "engine/Engine.h"
-#include "io/DeadLetterSink.h"
-#include "store/PostgresDeliveryStore.h"
+#include "store/postgres/PostgresDeliveryStore.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -10,14 +10,14 @@
 #include "FakeNetwork.h"
 #include "FaultyDeliveryStore.h"
 
+#include "deadletters/FolderDeadLetterSink.h"
 #include "engine/Clock.h"
 #include "engine/Engine.h"
-#include "io/DeadLetterSink.h"
 #include "rules/DeadLetterFormatter.h"
 #include "store/DeadLetterRows.h"
-#include "store/SqliteDeliveryStore.h"
-#include "store/SqliteReadConnection.h"
-#include "store/SqliteStoreSchema.h"
+#include "store/sqlite/SqliteDeliveryStore.h"
+#include "store/sqlite/SqliteReadOnlyDatabase.h"
+#include "store/sqlite/SqliteStoreSchema.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -152,7 +152,7 @@ public:
 
     QList<ResubmissionEntry> resubmissionsOf(const QString &eventId)
     {
-        SqliteReadConnection reader;
+        SqliteReadOnlyDatabase reader;
         if (!reader.open(storePath))
             qFatal("cannot open a reader");
         QList<ResubmissionEntry> rows;

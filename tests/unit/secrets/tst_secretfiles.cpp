@@ -6,12 +6,12 @@
 
 #include "SecretScan.h"
 
-#include "io/InlineSecrets.h"
-#include "io/SecretCache.h"
-#include "io/WorkspaceFolder.h"
 #include "model/Workspace.h"
+#include "secrets/InlineSecrets.h"
+#include "secrets/SecretCache.h"
 #include "secrets/SecretMasking.h"
 #include "secrets/SecretStore.h"
+#include "workspace/WorkspaceFolder.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -4,12 +4,13 @@
 // synchronous lookups, and Shared Key signing of the Azure Blob dead-letter destination.
 
 #include "FakeNetwork.h"
+#include "azure/AzureBlobAddress.h"
 #include "azure/AzureCredentials.h"
-#include "io/AzureBlobAddress.h"
-#include "io/AzureBlobDeadLetterSink.h"
-#include "io/DeadLetterSink.h"
-#include "io/SecretCache.h"
+#include "deadletters/AzureBlobDeadLetterSink.h"
+#include "deadletters/DeadLetterRouter.h"
+#include "deadletters/FolderDeadLetterSink.h"
 #include "model/Workspace.h"
+#include "secrets/SecretCache.h"
 #include "secrets/SecretStore.h"
 
 #include <QFile>

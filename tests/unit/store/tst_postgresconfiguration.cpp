@@ -9,7 +9,7 @@
 #include "PostgresServer.h"
 #include "SharedStoreFixtures.h"
 #include "model/Workspace.h"
-#include "store/PostgresDeliveryStore.h"
+#include "store/postgres/PostgresDeliveryStore.h"
 
 #include <QFile>
 #include <QJsonDocument>

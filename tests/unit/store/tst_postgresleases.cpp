@@ -8,7 +8,7 @@
 // out.
 
 #include "PostgresServer.h"
-#include "store/PostgresDeliveryStore.h"
+#include "store/postgres/PostgresDeliveryStore.h"
 
 #include <QSet>
 #include <QTest>

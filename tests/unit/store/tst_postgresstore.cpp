@@ -5,9 +5,9 @@
 // back, and URLs whose password must never show. Against a real server of this executable.
 
 #include "PostgresServer.h"
-#include "store/DeliveryStores.h"
-#include "store/PostgresConnection.h"
-#include "store/PostgresDeliveryStore.h"
+#include "host/StoreOpener.h"
+#include "store/postgres/PostgresConnection.h"
+#include "store/postgres/PostgresDeliveryStore.h"
 
 #include <QTest>
 

@@ -1,9 +1,9 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-#include "store/SqliteDeliveryStore.h"
-#include "store/SqliteReadConnection.h"
-#include "store/SqliteStoreSchema.h"
 #include "StoreFiles.h"
+#include "store/sqlite/SqliteDeliveryStore.h"
+#include "store/sqlite/SqliteReadOnlyDatabase.h"
+#include "store/sqlite/SqliteStoreSchema.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -696,7 +696,7 @@ void TestSqliteStore::attemptEventIdsKeepTheirOrderAndCharacters()
     QCOMPARE(log->first().id - log->last().id, 3);
 
     // The event inspector's lookup finds whole ids only, each attempt once.
-    SqliteReadConnection reader;
+    SqliteReadOnlyDatabase reader;
     QVERIFY(reader.open(path));
     const auto attemptsOf = [&reader](const QString &eventId) {
         QList<qint64> ids;

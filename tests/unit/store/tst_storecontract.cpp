@@ -4,11 +4,11 @@
 // once per row of initTestCase_data() (sqlite, and postgresql on a throwaway server of this
 // executable), on a new, empty store.
 
-#include "store/DeliveryStores.h"
-#include "store/SqliteDeliveryStore.h"
+#include "host/StoreOpener.h"
+#include "store/sqlite/SqliteDeliveryStore.h"
 #if EVENTDESK_WITH_POSTGRESQL
 #include "PostgresServer.h"
-#include "store/PostgresDeliveryStore.h"
+#include "store/postgres/PostgresDeliveryStore.h"
 #endif
 
 #include <QTemporaryDir>

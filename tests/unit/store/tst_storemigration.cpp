@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-#include "store/SqliteDeliveryStore.h"
-#include "store/SqliteReadConnection.h"
-#include "store/SqliteStoreSchema.h"
+#include "store/sqlite/SqliteDeliveryStore.h"
+#include "store/sqlite/SqliteReadOnlyDatabase.h"
+#include "store/sqlite/SqliteStoreSchema.h"
 
 #include <QDir>
 #include <QFile>
@@ -428,9 +428,9 @@ void TestStoreMigration::readerWaitsForTheMigration()
     const QString path = copyOfVersion1(dir);
     QVERIFY(!path.isEmpty());
 
-    // The desktop app's views read through SqliteReadConnection, which never writes: it does not
+    // The desktop app's views read through SqliteReadOnlyDatabase, which never writes: it does not
     // read a version-1 store as if it were of the current schema.
-    SqliteReadConnection reader;
+    SqliteReadOnlyDatabase reader;
     const auto early = reader.open(path);
     QVERIFY(!early);
     QVERIFY2(early.error().contains(u"earlier EventDesk"_s), qPrintable(early.error()));

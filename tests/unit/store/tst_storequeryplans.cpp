@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
-#include "store/SqliteDeliveryStore.h"
-#include "store/SqliteReadConnection.h"
-#include "store/SqliteStoreSchema.h"
+#include "store/sqlite/SqliteDeliveryStore.h"
+#include "store/sqlite/SqliteReadOnlyDatabase.h"
+#include "store/sqlite/SqliteStoreSchema.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -32,7 +32,7 @@ private:
     QStringList plan(const QByteArray &sql);
 
     QTemporaryDir m_dir;
-    SqliteReadConnection m_reader;
+    SqliteReadOnlyDatabase m_reader;
 };
 
 namespace {

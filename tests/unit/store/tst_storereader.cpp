@@ -7,9 +7,9 @@
 // password. Against a real server of this executable.
 
 #include "PostgresServer.h"
-#include "store/DeliveryStoreReaders.h"
-#include "store/PostgresDeliveryStore.h"
-#include "store/SqliteDeliveryStore.h"
+#include "host/StoreOpener.h"
+#include "store/postgres/PostgresDeliveryStore.h"
+#include "store/sqlite/SqliteDeliveryStore.h"
 
 #include <QTemporaryDir>
 #include <QTest>
