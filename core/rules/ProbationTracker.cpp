@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ProbationTracker.h"
 
+#include "OutcomeClassifier.h"
+
 #include <algorithm>
 
 namespace EventDesk {
@@ -68,16 +70,8 @@ bool ProbationTracker::countsAsEndpointFailure(DeliveryOutcome outcome)
 
 bool ProbationTracker::isNoRetryClass(DeliveryOutcome outcome)
 {
-    switch (outcome) {
-    case DeliveryOutcome::Unauthorized:
-    case DeliveryOutcome::Forbidden:
-    case DeliveryOutcome::Disabled:
-    case DeliveryOutcome::Full:
-    case DeliveryOutcome::InvalidAzureFunctionDestination:
-        return true;
-    default:
-        return false;
-    }
+    // The outcomes that are not retried (R2) and count against the endpoint (P2).
+    return OutcomeClassifier::isNoRetry(outcome) && countsAsEndpointFailure(outcome);
 }
 
 void ProbationTracker::recordSuccess()

@@ -36,7 +36,8 @@ public:
     // Canceled (our own shutdown/deletion) and Aborted (already counted as TimedOut) neither.
     static bool countsAsEndpointFailure(DeliveryOutcome outcome);
 
-    // P3: Unauthorized, Forbidden, Disabled, Full, InvalidAzureFunctionDestination.
+    // P3: Unauthorized, Forbidden, Disabled, Full, InvalidAzureFunctionDestination: the outcomes
+    // OutcomeClassifier::isNoRetry() does not retry that count as endpoint failures.
     static bool isNoRetryClass(DeliveryOutcome outcome);
 
     void recordSuccess();

@@ -8,7 +8,6 @@
 #include "common/RecordTable.h"
 #include "host/EngineHost.h"
 #include "log/StoreReader.h"
-#include "store/DeadLetterRows.h"
 
 #include <QAction>
 #include <QFileDialog>

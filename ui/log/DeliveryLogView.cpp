@@ -6,7 +6,7 @@
 #include "StoreReader.h"
 #include "common/FilterBar.h"
 #include "common/RecordTable.h"
-#include "store/AttemptLogRows.h"
+#include "store/DeliveryStore.h"
 
 #include <QAction>
 #include <QApplication>
