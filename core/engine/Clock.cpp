@@ -67,21 +67,43 @@ ScaledClock::ScaledClock(double scale, QObject *parent)
     m_elapsed.start();
     m_timer.setSingleShot(true);
     m_timer.setTimerType(Qt::PreciseTimer);
-    connect(&m_timer, &QTimer::timeout, this, [this] {
-        if (m_alarmAtMs < 0)
-            return;
-        if (nowMs() < m_alarmAtMs) {
-            arm();
-            return;
-        }
-        m_alarmAtMs = -1;
-        Q_EMIT alarm();
-    });
+    connect(&m_timer, &QTimer::timeout, this, &ScaledClock::ring);
+}
+
+qint64 ScaledClock::runningMs() const
+{
+    return m_originMs + qint64(std::floor(double(m_elapsed.nsecsElapsed()) / 1e6 * m_scale))
+        - m_absorbedMs.load(std::memory_order_relaxed);
 }
 
 qint64 ScaledClock::nowMs() const
 {
-    return m_originMs + qint64(std::floor(double(m_elapsed.nsecsElapsed()) / 1e6 * m_scale));
+    // Monotonic across threads: never earlier than a time already handed out.
+    const qint64 running = runningMs();
+    qint64 handedOut = m_handedOutMs.load(std::memory_order_relaxed);
+    while (running > handedOut
+           && !m_handedOutMs.compare_exchange_weak(handedOut, running, std::memory_order_relaxed)) {
+    }
+    return std::max(running, handedOut);
+}
+
+void ScaledClock::ring()
+{
+    if (m_alarmAtMs < 0)
+        return;
+    const qint64 running = runningMs();
+    if (running < m_alarmAtMs) {
+        arm();
+        return;
+    }
+    // Late by `running - m_alarmAtMs`: engine time goes on from the alarm's time, or from the
+    // latest time handed out since, whichever is later.
+    const qint64 resumeAtMs = std::max(m_alarmAtMs, m_handedOutMs.load(std::memory_order_relaxed));
+    const qint64 late = std::min(running - resumeAtMs, qint64(double(MaxAbsorbedRealMs) * m_scale));
+    if (late > 0)
+        m_absorbedMs.fetch_add(late, std::memory_order_relaxed);
+    m_alarmAtMs = -1;
+    Q_EMIT alarm();
 }
 
 void ScaledClock::setAlarm(qint64 atMs)
@@ -98,7 +120,9 @@ void ScaledClock::cancelAlarm()
 
 void ScaledClock::arm()
 {
-    const double engineWait = double(std::max<qint64>(m_alarmAtMs - nowMs(), 0));
+    // Whole real milliseconds, rounded up: the timer never rings before the alarm, and the
+    // lateness it has is taken out of engine time when it rings.
+    const double engineWait = double(std::max<qint64>(m_alarmAtMs - runningMs(), 0));
     const qint64 realWait = std::min<qint64>(qint64(std::ceil(engineWait / m_scale)), MaxTimerStepMs);
     m_timer.start(std::chrono::milliseconds(realWait));
 }

@@ -6,6 +6,8 @@
 #include <QObject>
 #include <QTimer>
 
+#include <atomic>
+
 namespace EventDesk {
 
 // Engine time (STYLE.md "Time is injected"): milliseconds since the Unix epoch, and ONE alarm.
@@ -56,11 +58,21 @@ private:
 
 // eventdeskd --time-scale N: engine time starts at the real time and runs N times faster, so
 // every engine duration (retry waits, TTL, probation, dead-letter delay) passes N times faster.
+//
+// A real millisecond is N engine ones (a second at 1000x), and a timer, a busy core or the
+// scheduler of the operating system makes an alarm late by about that much now and then. Engine
+// time therefore does not run on while an alarm is late: when the alarm rings, the lateness (up to
+// MaxAbsorbedRealMs of real time) is taken out of engine time, so the engine acts at the engine time
+// it was woken for and the schedule that follows keeps its times. Engine time never goes back:
+// a time already handed out (to another thread, say) is the earliest it can return to.
 class ScaledClock final : public Clock
 {
     Q_OBJECT
 
 public:
+    // A longer stall (a suspended process) is not absorbed beyond this: engine time moves on.
+    static constexpr qint64 MaxAbsorbedRealMs = 100;
+
     explicit ScaledClock(double scale, QObject *parent = nullptr);
 
     qint64 nowMs() const override;
@@ -69,13 +81,17 @@ public:
     double scale() const override { return m_scale; }
 
 private:
+    qint64 runningMs() const; // the scaled real time less what was absorbed
     void arm();
+    void ring();
 
     double m_scale;
     qint64 m_originMs;
     QElapsedTimer m_elapsed;
     QTimer m_timer;
     qint64 m_alarmAtMs = -1;
+    std::atomic<qint64> m_absorbedMs {0};
+    mutable std::atomic<qint64> m_handedOutMs {0};
 };
 
 // Tests: time moves only when told to. advance() stops at every alarm on the way, so callbacks

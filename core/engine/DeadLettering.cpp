@@ -96,14 +96,15 @@ void DeadLettering::service(Subscription &subscription, qint64 now)
     subscription.deadLetterWriteInProgress = true;
     const int index = subscription.index;
     m_sink->write(subscription.config.deadLetterDestination, blobName, body,
-                  [this, index, ids, records](const Expected<QString> &blobPath) {
+                  [this, index, ids, records, now](const Expected<QString> &blobPath) {
                       const StateLock lock(m_state.lock);
-                      written(index, ids, records, blobPath);
+                      written(index, ids, records, blobPath, now);
                   });
 }
 
 void DeadLettering::written(int subscriptionIndex, const QList<qint64> &deliveryIds,
-                            const QList<QByteArray> &records, const Expected<QString> &blobPath)
+                            const QList<QByteArray> &records, const Expected<QString> &blobPath,
+                            qint64 writeStartedMs)
 {
     Subscription &subscription = m_state.subscription(subscriptionIndex);
     subscription.deadLetterWriteInProgress = false;
@@ -127,7 +128,7 @@ void DeadLettering::written(int subscriptionIndex, const QList<qint64> &delivery
             entry.attempts = delivery.attempts;
             entry.publishMs = delivery.publishMs;
             entry.lastAttemptMs = delivery.lastAttemptMs;
-            entry.deadLetteredMs = at;
+            entry.deadLetteredMs = writeStartedMs;
             entry.blobPath = blobPath.value();
             entry.record = records.at(i);
             entry.eventType = event.eventType;

@@ -35,8 +35,11 @@ public:
     ResubmitResult resubmit(const DeadLetterQuery &query);
 
 private:
+    // writeStartedMs: the engine time the write began, which names the blob's folder (L6) and
+    // is the time the events count as dead-lettered, however long the write itself took.
     void written(int subscriptionIndex, const QList<qint64> &deliveryIds,
-                 const QList<QByteArray> &records, const Expected<QString> &blobPath);
+                 const QList<QByteArray> &records, const Expected<QString> &blobPath,
+                 qint64 writeStartedMs);
 
     EngineState &m_state;
     EngineSignals &m_signals;

@@ -53,9 +53,10 @@ void OutcomeHandler::failed(Subscription &subscription, Delivery &delivery, Deli
         drop(&subscription, delivery, DeadLetterReason::SubscriptionDeleted, now);
         return;
     }
+    // SPEC R3: the wait counts from the failed attempt (lastAttemptMs), not from its answer.
     const RetryDecision decision = RetryPlanner::afterFailure(
-        subscription.config.retryPolicy, outcome, httpStatus, delivery.attempts, now, nextJitter(),
-        subscription.config.hasDeadLetterDestination());
+        subscription.config.retryPolicy, outcome, httpStatus, delivery.attempts,
+        delivery.lastAttemptMs, now, nextJitter(), subscription.config.hasDeadLetterDestination());
     switch (decision.action) {
     case RetryDecision::Action::Retry:
         delivery.dueMs = decision.dueMs;

@@ -19,7 +19,9 @@ public:
     OutcomeHandler(EngineState &state, CommitBuffer &commits, EngineSignals &signals);
 
     void succeeded(Subscription &subscription, Delivery &delivery);
-    // SPEC R1–R8: one decision per event, even when it failed inside a batch (B6).
+    // SPEC R1–R8: one decision per event, even when it failed inside a batch (B6). The failed
+    // attempt was sent at delivery.lastAttemptMs; `now` is when it failed (R3 counts from the
+    // former, a timeout from the latter).
     void failed(Subscription &subscription, Delivery &delivery, DeliveryOutcome outcome,
                 int httpStatus, qint64 now);
     // SPEC L1: dead-lettered when the subscription has a destination, dropped otherwise.

@@ -62,9 +62,21 @@ qint64 RetryPlanner::retryWaitMs(int failedAttempts, int httpStatus, double jitt
     return wait + static_cast<qint64>(std::floor(static_cast<double>(wait) * fraction));
 }
 
+qint64 RetryPlanner::retryAnchorMs(DeliveryOutcome outcome, int httpStatus, qint64 sentMs,
+                                   qint64 failedAtMs)
+{
+    // SPEC R3, D6: no answer counts from the moment it timed out; an answer (a 408 too) from
+    // the attempt.
+    const bool unanswered = outcome == DeliveryOutcome::TimedOut && httpStatus == 0;
+    if (unanswered || sentMs <= 0 || sentMs > failedAtMs)
+        return failedAtMs;
+    return sentMs;
+}
+
 RetryDecision RetryPlanner::afterFailure(const RetryPolicy &policy, DeliveryOutcome outcome,
-                                         int httpStatus, int failedAttempts, qint64 nowMs,
-                                         double jitterFraction, bool hasDeadLetterDestination)
+                                         int httpStatus, int failedAttempts, qint64 sentMs,
+                                         qint64 failedAtMs, double jitterFraction,
+                                         bool hasDeadLetterDestination)
 {
     RetryDecision decision;
     if (OutcomeClassifier::isNoRetry(outcome)) {
@@ -80,7 +92,9 @@ RetryDecision RetryPlanner::afterFailure(const RetryPolicy &policy, DeliveryOutc
         return decision;
     }
     decision.action = RetryDecision::Action::Retry;
-    decision.dueMs = nowMs + retryWaitMs(failedAttempts, httpStatus, jitterFraction);
+    const qint64 anchorMs = retryAnchorMs(outcome, httpStatus, sentMs, failedAtMs);
+    decision.dueMs = std::max(failedAtMs,
+                              anchorMs + retryWaitMs(failedAttempts, httpStatus, jitterFraction));
     return decision;
 }
 
@@ -126,7 +140,8 @@ RetryPlanner::Timeline RetryPlanner::simulateAlwaysFailing(const RetryPolicy &po
         ++failedAttempts;
         const qint64 failedAtMs = dueMs + response;
         const RetryDecision decision = afterFailure(policy, outcome, httpStatus, failedAttempts,
-                                                    failedAtMs, 0.0, hasDeadLetterDestination);
+                                                    dueMs, failedAtMs, 0.0,
+                                                    hasDeadLetterDestination);
         if (decision.action != RetryDecision::Action::Retry) {
             timeline.fate = decision.action;
             timeline.reason = decision.reason;

@@ -35,13 +35,22 @@ public:
     // R3+R4+R5: max(schedule entry, minimum) * (1 + jitterFraction); jitterFraction in [0, 0.1].
     static qint64 retryWaitMs(int failedAttempts, int httpStatus, double jitterFraction);
 
-    // R1, R2, R8: after the failedAttempts-th failed attempt (counting this one) with outcome/
-    // httpStatus at time nowMs. No-retry outcome -> DeadLetter (or Drop without destination) with
-    // its UndeliverableDueToHttp* reason; attempts used up -> MaxDeliveryAttemptsExceeded;
-    // otherwise Retry at nowMs + retryWaitMs(...). TTL is NOT checked here (R7).
+    // R3: the time a retry's wait counts from. An answered failure counts from the moment its
+    // attempt was sent (sentMs), so that neither the endpoint's answer time nor the engine's own
+    // hand-offs shift the schedule; an attempt that got no answer (TimedOut with no status, D6)
+    // counts from the moment it timed out.
+    static qint64 retryAnchorMs(DeliveryOutcome outcome, int httpStatus, qint64 sentMs,
+                                qint64 failedAtMs);
+
+    // R1, R2, R8: after the failedAttempts-th failed attempt (counting this one), sent at sentMs
+    // and failed with outcome/httpStatus at failedAtMs. No-retry outcome -> DeadLetter (or Drop
+    // without destination) with its UndeliverableDueToHttp* reason; attempts used up ->
+    // MaxDeliveryAttemptsExceeded; otherwise Retry at retryAnchorMs(...) + retryWaitMs(...), but
+    // never before failedAtMs. TTL is NOT checked here (R7).
     static RetryDecision afterFailure(const RetryPolicy &policy, DeliveryOutcome outcome,
-                                      int httpStatus, int failedAttempts, qint64 nowMs,
-                                      double jitterFraction, bool hasDeadLetterDestination);
+                                      int httpStatus, int failedAttempts, qint64 sentMs,
+                                      qint64 failedAtMs, double jitterFraction,
+                                      bool hasDeadLetterDestination);
 
     // R7: when the TTL of a delivery published at publishMs runs out: publishMs +
     // eventTimeToLiveInMinutes. The engine orders held deliveries by it, the retry-timeline

@@ -69,6 +69,8 @@ private Q_SLOTS:
     void scriptedReceiver_handlesSplitChunkedAndKeepAliveRequests();
     void d4d7_successIsDeliveredOnceWithHeadersAndArrayBody();
     void r3r4_busyIsRetriedUntilSuccess();
+    void r9_workedExampleKeepsEngineTimesAtAnyScale_data();
+    void r9_workedExampleKeepsEngineTimesAtAnyScale();
     void r2l6l7_badRequestIsDeadLetteredWithoutRetry();
     void d6_noAnswerTimesOutAndIsRetried();
     void socketError_closedConnectionIsRetried();
@@ -269,6 +271,66 @@ void DaemonDeliveryTest::r3r4_busyIsRetriedUntilSuccess()
     const qint64 secondGap = requests.at(2).receivedAtMs - requests.at(1).receivedAtMs;
     QVERIFY2(firstGap >= minimumGapMs, qPrintable(u"first retry after %1 ms"_s.arg(firstGap)));
     QVERIFY2(secondGap >= minimumGapMs, qPrintable(u"second retry after %1 ms"_s.arg(secondGap)));
+}
+
+void DaemonDeliveryTest::r9_workedExampleKeepsEngineTimesAtAnyScale_data()
+{
+    QTest::addColumn<double>("timeScale");
+    QTest::newRow("time scale 600") << 600.0;
+    QTest::newRow("time scale 1000") << 1000.0;
+}
+
+// SPEC R9 through eventdeskd: TTL 30 min, an endpoint that always answers 500, jitter off. The
+// attempts go out at 0, 10, 40, 100, 400 and 1000 engine seconds and the event is dead-lettered
+// when the seventh would be due (2800 s), each within 2 engine seconds, however fast engine time
+// runs: a retry is due a wait after its failed attempt, and nothing on the way from the answer to
+// the scheduler moves it (at 1000x, 2 engine seconds are 2 ms of real time).
+void DaemonDeliveryTest::r9_workedExampleKeepsEngineTimesAtAnyScale()
+{
+    QFETCH(double, timeScale);
+    QVERIFY(m_receiver->listen());
+    m_receiver->setDefaultAction(ReceiverAction::respond(500));
+    WorkspaceJson::SubscriptionOptions subscription;
+    subscription.endpointUrl = m_receiver->url();
+    subscription.maxDeliveryAttempts = 10;
+    subscription.eventTimeToLiveInMinutes = 30;
+    QVERIFY(startDaemon(subscription, timeScale));
+    QCOMPARE(m_daemon->publish(u"orders"_s, eventBatch({u"evt-r9"_s})).status, 200);
+
+    const QString container = QDir(m_workspace->path()).filePath(u"deadletters/deadletters"_s);
+    QTRY_COMPARE_WITH_TIMEOUT(jsonFilesBelow(container).size(), 1, DeliveryTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(storeValue(u"SELECT COUNT(*) FROM dead_letters"_s), 1, DeliveryTimeoutMs);
+
+    const QList<qint64> expectedSeconds {0, 10, 40, 100, 400, 1000};
+    QCOMPARE(storeValue(u"SELECT COUNT(*) FROM attempt_log"_s), expectedSeconds.size());
+    QCOMPARE(m_receiver->requestCount(), expectedSeconds.size());
+    const qint64 firstMs = storeValue(u"SELECT MIN(time_ms) FROM attempt_log"_s);
+    QStringList seen;
+    for (qsizetype index = 0; index < expectedSeconds.size(); ++index) {
+        const qint64 atMs = storeValue(
+            u"SELECT time_ms FROM attempt_log ORDER BY time_ms LIMIT 1 OFFSET %1"_s.arg(index));
+        seen.append(QString::number(double(atMs - firstMs) / 1000.0, 'f', 1));
+    }
+    const qint64 deadLetteredMs = storeValue(u"SELECT dead_lettered_ms FROM dead_letters"_s);
+    seen.append(QString::number(double(deadLetteredMs - firstMs) / 1000.0, 'f', 1));
+    const QString timeline = seen.join(u", "_s);
+    qInfo("time scale %g: attempts and dead letter at %s engine seconds", timeScale,
+          qPrintable(timeline));
+
+    constexpr qint64 ToleranceMs = 2'000;
+    for (qsizetype index = 0; index < expectedSeconds.size(); ++index) {
+        const qint64 atMs = qint64(seen.at(index).toDouble() * 1000.0);
+        QVERIFY2(std::abs(atMs - expectedSeconds.at(index) * 1000) <= ToleranceMs,
+                 qPrintable(u"attempt %1 at %2 s (expected %3 s): %4"_s.arg(index + 1)
+                                .arg(seen.at(index)).arg(expectedSeconds.at(index)).arg(timeline)));
+    }
+    QVERIFY2(std::abs(deadLetteredMs - firstMs - 2'800'000) <= ToleranceMs,
+             qPrintable(u"dead-lettered at %1 s (expected 2800 s): %2"_s.arg(seen.constLast(), timeline)));
+    const QList<QJsonObject> records = deadLetterRecordsBelow(container);
+    QCOMPARE(records.size(), 1);
+    QCOMPARE(records.at(0).value("deadLetterReason"_L1).toString(), u"TimeToLiveExceeded"_s);
+    QCOMPARE(records.at(0).value("deliveryAttempts"_L1).toInt(), 6);
+    QCOMPARE(records.at(0).value("lastHttpStatusCode"_L1).toInt(), 500);
 }
 
 // SPEC R2, L2, L6, L7: a 400 is not retried; the event is dead-lettered at once (dead-letter

@@ -79,8 +79,11 @@ void tst_OutcomeHandler::r3r4_failedRetriesOnTheSchedule()
     Delivery &delivery = f.addDelivery(subscription, u"e0"_s, Placement::InFlight);
     delivery.attempts = attemptsBefore;
     const qint64 id = delivery.id;
+    const qint64 sentMs = delivery.lastAttemptMs;
     f.clock.advanceMs(2 * Second); // the answer came 2 s after the request
     const qint64 now = f.clock.nowMs();
+    // R3: counted from the failed attempt, not from its answer.
+    const qint64 dueMs = sentMs + waitMs;
 
     f.outcomes.failed(subscription, delivery, outcome, httpStatus, now);
 
@@ -88,11 +91,11 @@ void tst_OutcomeHandler::r3r4_failedRetriesOnTheSchedule()
     QCOMPARE(delivery.attempts, attemptsBefore + 1);
     QCOMPARE(delivery.lastOutcome, outcome);
     QCOMPARE(delivery.lastHttpStatus, httpStatus);
-    QCOMPARE(delivery.dueMs, now + waitMs); // counted from the failed attempt
+    QCOMPARE(delivery.dueMs, dueMs);
     QVERIFY(!delivery.event); // the payload is reloaded when the retry comes due
     // Back in the subscription's pending heap, due then, with the delivery's current generation.
     QCOMPARE(subscription.pending.size(), size_t(1));
-    QCOMPARE(subscription.pending.front().atMs, now + waitMs);
+    QCOMPARE(subscription.pending.front().atMs, dueMs);
     QCOMPARE(subscription.pending.front().key, quint64(id));
     QVERIFY(f.state.liveDelivery(subscription.pending.front(), DeliveryState::Pending));
     QCOMPARE(subscription.counters.backlog, 1);
@@ -105,7 +108,7 @@ void tst_OutcomeHandler::r3r4_failedRetriesOnTheSchedule()
     QVERIFY(stored.has_value());
     QCOMPARE(stored->state, DeliveryState::Pending);
     QCOMPARE(stored->attempts, attemptsBefore + 1);
-    QCOMPARE(stored->dueMs, now + waitMs);
+    QCOMPARE(stored->dueMs, dueMs);
     QCOMPARE(stored->lastOutcome, outcome);
     QCOMPARE(stored->lastHttpStatus, httpStatus);
 }

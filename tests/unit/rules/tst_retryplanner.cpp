@@ -42,6 +42,8 @@ private Q_SLOTS:
     void r5_jitterBounds();
     void r5_jitterExactValues();
     void r1_retriedFailureSchedulesNextAttempt();
+    void r3_waitCountsFromTheFailedAttempt_data();
+    void r3_waitCountsFromTheFailedAttempt();
     void r2_noRetryErrors_data();
     void r2_noRetryErrors();
     void r8_attemptLimit_data();
@@ -161,10 +163,49 @@ void TestRetryPlanner::r5_jitterExactValues()
 void TestRetryPlanner::r1_retriedFailureSchedulesNextAttempt()
 {
     const RetryDecision decision = RetryPlanner::afterFailure(
-        policy(30, 1440), DeliveryOutcome::Busy, 503, 1, SomePublishMs, 0.1, true);
+        policy(30, 1440), DeliveryOutcome::Busy, 503, 1, SomePublishMs, SomePublishMs, 0.1, true);
     QCOMPARE(decision.action, RetryDecision::Action::Retry);
     QCOMPARE(decision.dueMs, SomePublishMs + 33 * SecondMs);
     QCOMPARE(decision.reason, DeadLetterReason::None);
+}
+
+void TestRetryPlanner::r3_waitCountsFromTheFailedAttempt_data()
+{
+    QTest::addColumn<DeliveryOutcome>("outcome");
+    QTest::addColumn<int>("httpStatus");
+    QTest::addColumn<qint64>("answeredAfterMs"); // from the attempt being sent
+    QTest::addColumn<qint64>("dueAfterMs"); // from the attempt being sent
+
+    // The answer's own time does not move the next attempt: 10 s after the attempt.
+    QTest::newRow("500 answered at once") << DeliveryOutcome::GenericError << 500 << qint64(0)
+                                          << 10 * SecondMs;
+    QTest::newRow("500 answered after 3 s") << DeliveryOutcome::GenericError << 500 << 3 * SecondMs
+                                            << 10 * SecondMs;
+    QTest::newRow("503 answered after 12 s") << DeliveryOutcome::Busy << 503 << 12 * SecondMs
+                                             << 30 * SecondMs;
+    // An answer slower than the wait: the retry is due at once, never before the answer.
+    QTest::newRow("500 answered after 25 s") << DeliveryOutcome::GenericError << 500
+                                             << 25 * SecondMs << 25 * SecondMs;
+    QTest::newRow("408 answered after 2 s") << DeliveryOutcome::TimedOut << 408 << 2 * SecondMs
+                                            << 2 * MinuteMs;
+    // No answer (D6): the wait counts from the moment the attempt timed out.
+    QTest::newRow("timed out after 30 s") << DeliveryOutcome::TimedOut << 0 << 30 * SecondMs
+                                          << 40 * SecondMs;
+}
+
+void TestRetryPlanner::r3_waitCountsFromTheFailedAttempt()
+{
+    QFETCH(DeliveryOutcome, outcome);
+    QFETCH(int, httpStatus);
+    QFETCH(qint64, answeredAfterMs);
+    QFETCH(qint64, dueAfterMs);
+
+    const qint64 sentMs = SomePublishMs + MinuteMs;
+    const RetryDecision decision
+        = RetryPlanner::afterFailure(policy(30, 1440), outcome, httpStatus, 1, sentMs,
+                                     sentMs + answeredAfterMs, 0.0, true);
+    QCOMPARE(decision.action, RetryDecision::Action::Retry);
+    QCOMPARE(decision.dueMs - sentMs, dueAfterMs);
 }
 
 void TestRetryPlanner::r2_noRetryErrors_data()
@@ -206,7 +247,7 @@ void TestRetryPlanner::r2_noRetryErrors()
 
     // First attempt, plenty of attempts and TTL left: only R2 can end the delivery here.
     const RetryDecision decision = RetryPlanner::afterFailure(
-        policy(30, 1440), outcome, httpStatus, 1, SomePublishMs, 0.0, hasDestination);
+        policy(30, 1440), outcome, httpStatus, 1, SomePublishMs, SomePublishMs, 0.0, hasDestination);
     QCOMPARE(decision.action, action);
     QCOMPARE(decision.reason, reason);
     if (action == RetryDecision::Action::Retry)
@@ -254,7 +295,7 @@ void TestRetryPlanner::r8_attemptLimit()
 
     const RetryDecision decision
         = RetryPlanner::afterFailure(policy(maxDeliveryAttempts, 1440), outcome, 0, failedAttempts,
-                                     SomePublishMs, 0.0, hasDestination);
+                                     SomePublishMs, SomePublishMs, 0.0, hasDestination);
     QCOMPARE(decision.action, action);
     QCOMPARE(decision.reason, reason);
 }
@@ -313,7 +354,7 @@ void TestRetryPlanner::r7_ttlNotCheckedAfterFailure()
     // SPEC R7: the TTL ran out long ago, but it is only checked when the next attempt comes due.
     const qint64 nowMs = SomePublishMs + 2 * HourMs;
     const RetryDecision decision = RetryPlanner::afterFailure(
-        policy(30, 30), DeliveryOutcome::GenericError, 500, 3, nowMs, 0.0, true);
+        policy(30, 30), DeliveryOutcome::GenericError, 500, 3, nowMs, nowMs, 0.0, true);
     QCOMPARE(decision.action, RetryDecision::Action::Retry);
     QCOMPARE(decision.dueMs, nowMs + MinuteMs);
 }
