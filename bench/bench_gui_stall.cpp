@@ -11,15 +11,78 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QMetaEnum>
 #include <QTemporaryDir>
+#include <QThread>
 
 using namespace Qt::StringLiterals;
+
+namespace {
+
+// Times every event the GUI thread handles (outermost only) and keeps the slowest few while
+// recording: what a stall was made of.
+class TimedApplication final : public QApplication
+{
+public:
+    using QApplication::QApplication;
+
+    struct Slow
+    {
+        double ms = 0;
+        QString what;
+    };
+
+    void record(bool on)
+    {
+        m_recording = on;
+        if (on)
+            m_slowest.clear();
+    }
+    QList<Slow> slowest() const { return m_slowest; }
+
+    bool notify(QObject *receiver, QEvent *event) override
+    {
+        if (!m_recording || m_depth > 0 || QThread::currentThread() != thread())
+            return QApplication::notify(receiver, event);
+        ++m_depth;
+        QElapsedTimer timer;
+        timer.start();
+        const bool result = QApplication::notify(receiver, event);
+        const double ms = double(timer.nsecsElapsed()) / 1e6;
+        --m_depth;
+        if (ms >= 2.0 && (m_slowest.size() < 8 || ms > m_slowest.constLast().ms)) {
+            QStringList owners;
+            for (const QObject *object = receiver; object && owners.size() < 4;
+                 object = object->parent())
+                owners.append(QString::fromLatin1(object->metaObject()->className())
+                              + (object->objectName().isEmpty() ? QString()
+                                                                : u'#' + object->objectName()));
+            const QString what = u"%1 %2"_s.arg(
+                owners.join(u" < "_s),
+                QString::fromLatin1(QMetaEnum::fromType<QEvent::Type>().valueToKey(event->type())));
+            m_slowest.append({ms, what});
+            std::sort(m_slowest.begin(), m_slowest.end(),
+                      [](const Slow &a, const Slow &b) { return a.ms > b.ms; });
+            if (m_slowest.size() > 8)
+                m_slowest.removeLast();
+        }
+        return result;
+    }
+
+private:
+    bool m_recording = false;
+    int m_depth = 0;
+    QList<Slow> m_slowest;
+};
+
+} // namespace
 
 int main(int argc, char **argv)
 {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
+    TimedApplication app(argc, argv);
     QApplication::setOrganizationName(u"EventDeskBench"_s);
     QApplication::setApplicationName(u"EventDeskBench"_s);
     QCommandLineParser parser;
@@ -62,15 +125,19 @@ int main(int argc, char **argv)
     const double idleStall = probe.stopMs();
 
     // The dashboard is the busiest view under load: show it.
+    const QList<QByteArray> bodies = Bench::publishBodies(events, 1024, 1024 * 1024);
+    app.record(true);
     probe.start();
     QElapsedTimer timer;
     timer.start();
-    const QList<QByteArray> bodies = Bench::publishBodies(events, 1024, 1024 * 1024);
     for (const QByteArray &body : bodies)
         host->publish(u"bench"_s, body, QByteArrayLiteral("application/json"), [](const EventDesk::PublishResult &) {});
     const bool complete = Bench::spinUntil([&] { return delivered >= quint64(events); }, 120000);
     const double loadSeconds = timer.elapsed() / 1000.0;
     const double stall = probe.stopMs();
+    app.record(false);
+    for (const auto &slow : app.slowest())
+        Bench::info(u"slow GUI event: %1 ms %2"_s.arg(Bench::number(slow.ms, 1), slow.what));
     Bench::info(u"GUI stall probe: %1 deliveries in %2 s (%3/s) with the window open"_s.arg(delivered)
                     .arg(Bench::number(loadSeconds, 2)).arg(Bench::number(delivered / loadSeconds)));
     host->stop();

@@ -105,6 +105,10 @@ ColumnFitter::ColumnFitter(QTableView *view, int maximumCharacters)
         if (!m_fitting && column != header->count() - 1)
             m_userSized.insert(column);
     });
+    m_fitTimer = new QTimer(this);
+    m_fitTimer->setSingleShot(true);
+    connect(m_fitTimer, &QTimer::timeout, this, &ColumnFitter::fit);
+    view->installEventFilter(this);
     if (QAbstractItemModel *model = view->model()) {
         connect(model, &QAbstractItemModel::rowsInserted, this, &ColumnFitter::scheduleFit);
         connect(model, &QAbstractItemModel::modelReset, this, &ColumnFitter::scheduleFit);
@@ -115,16 +119,29 @@ ColumnFitter::ColumnFitter(QTableView *view, int maximumCharacters)
 
 void ColumnFitter::scheduleFit()
 {
-    if (m_fitScheduled)
+    if (m_fitTimer->isActive())
         return;
-    m_fitScheduled = true;
-    // After the view has laid out the new rows: many rows arrive in one page.
-    QTimer::singleShot(0, this, &ColumnFitter::fit);
+    // After the view has laid out the new rows (many rows arrive in one page), and not more
+    // often than every MinimumIntervalMs while rows keep arriving.
+    const qint64 since = m_sinceFit.isValid() ? m_sinceFit.elapsed() : MinimumIntervalMs;
+    m_fitTimer->start(int(std::max<qint64>(0, MinimumIntervalMs - since)));
+}
+
+bool ColumnFitter::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_view && event->type() == QEvent::Show && m_fitWhenShown)
+        scheduleFit();
+    return QObject::eventFilter(watched, event);
 }
 
 void ColumnFitter::fit()
 {
-    m_fitScheduled = false;
+    m_fitTimer->stop();
+    // A hidden QTableView measures every row of the model for sizeHintForColumn(), however many.
+    m_fitWhenShown = !m_view->isVisible();
+    if (m_fitWhenShown)
+        return;
+    m_sinceFit.start();
     const QAbstractItemModel *model = m_view->model();
     if (!model || model->rowCount() == 0)
         return;

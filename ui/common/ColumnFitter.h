@@ -2,12 +2,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QSet>
 #include <QStyledItemDelegate>
 
 class QAbstractItemView;
 class QTableView;
+class QTimer;
 
 namespace EventDesk::Ui {
 
@@ -34,12 +36,17 @@ public:
 // capped at a maximum so one long value cannot push the others out of sight; the elided cells
 // get their full text as a tooltip (ElidedTextToolTipDelegate, installed on the view). A column
 // the user resized by hand keeps the user's width.
+//
+// Cheap at any rate of arriving rows: fits are at most MinimumIntervalMs apart, and a view that
+// is not on screen is not measured (Qt would measure every row of a hidden table) but fitted
+// when it is shown.
 class ColumnFitter final : public QObject
 {
     Q_OBJECT
 
 public:
     static constexpr int DefaultMaximumCharacters = 48;
+    static constexpr int MinimumIntervalMs = 250;
 
     // Parented to the view; sets the view's item delegate.
     explicit ColumnFitter(QTableView *view, int maximumCharacters = DefaultMaximumCharacters);
@@ -48,7 +55,10 @@ public:
     bool isUserSized(int column) const { return m_userSized.contains(column); }
 
 public Q_SLOTS:
-    void fit(); // now; normally called after rows arrive
+    void fit(); // now (or when the view is shown); normally called after rows arrive
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void scheduleFit();
@@ -56,7 +66,9 @@ private:
     QTableView *m_view = nullptr;
     int m_maximumWidth = 0;
     bool m_fitting = false;
-    bool m_fitScheduled = false;
+    bool m_fitWhenShown = false;
+    QTimer *m_fitTimer = nullptr;
+    QElapsedTimer m_sinceFit;
     QSet<int> m_userSized;
 };
 

@@ -5,6 +5,7 @@
 #include "ProbationTimeline.h"
 #include "common/Appearance.h"
 #include "common/Format.h"
+#include "common/SteadyLabel.h"
 
 #include <QChart>
 #include <QChartView>
@@ -117,7 +118,8 @@ DashboardView::DashboardView(QWidget *parent)
     const QStringList captions{tr("Delivered"), tr("Failed"), tr("Dead-lettered"), tr("Dropped"),
                                tr("Backlog"), tr("Held"), tr("In flight"), tr("Avg latency"), tr("In probation")};
     for (int i = 0; i < tiles.size(); ++i) {
-        auto *value = new QLabel(u"0"_s, this);
+        // A steady size: the totals change several times a second at full traffic.
+        auto *value = new SteadyLabel(u"0"_s, this);
         QFont font = value->font();
         font.setPointSizeF(font.pointSizeF() * 1.5);
         font.setBold(true);
@@ -465,11 +467,20 @@ void DashboardView::refresh()
     // The x axis spans at least a minute and grows until the ring is full, so it does not jump.
     const double oldest = samples.isEmpty() ? 0 : x(samples.first());
     const double span = std::max(60.0, std::ceil(-oldest / 30.0) * 30.0);
+    // Every change to an axis lays its whole chart out again (milliseconds of the GUI thread), so
+    // an axis is only touched when its range must change: the top rises when the data outgrow
+    // it and comes down only when they use less than a third of it.
     const auto scale = [](ChartBox &box, double maximum, double span) {
-        box.xAxis->setRange(-span, 0);
-        const double top = niceCeiling(maximum * 1.1);
-        box.yAxis->setRange(0, top);
-        box.yAxis->setLabelFormat(top < 5 ? u"%.1f"_s : u"%.0f"_s);
+        if (box.xAxis->min() != -span || box.xAxis->max() != 0)
+            box.xAxis->setRange(-span, 0);
+        const double wanted = niceCeiling(maximum * 1.1);
+        const double top = box.yAxis->max();
+        if (wanted > top || 3 * wanted < top) {
+            box.yAxis->setRange(0, wanted);
+            const QString format = wanted < 5 ? u"%.1f"_s : u"%.0f"_s;
+            if (box.yAxis->labelFormat() != format)
+                box.yAxis->setLabelFormat(format);
+        }
     };
     scale(m_throughput, throughputMax, span);
     scale(m_failures, failureMax, span);
@@ -519,18 +530,18 @@ void DashboardView::updateHeadlines()
 {
     const DashboardHistory::Totals totals = m_history.totals(selectionKey());
     const QLocale locale;
-    m_headlineValues.value(u"Delivered"_s)->setText(locale.toString(totals.delivered));
-    m_headlineValues.value(u"Failed"_s)->setText(locale.toString(totals.failed));
-    m_headlineValues.value(u"Dead-lettered"_s)->setText(locale.toString(totals.deadLettered));
-    m_headlineValues.value(u"Dropped"_s)->setText(locale.toString(totals.dropped));
-    m_headlineValues.value(u"Backlog"_s)->setText(locale.toString(totals.backlog));
-    m_headlineValues.value(u"Held"_s)->setText(locale.toString(totals.held));
-    m_headlineValues.value(u"In flight"_s)->setText(locale.toString(totals.inFlight));
+    m_headlineValues.value(u"Delivered"_s)->setSteadyText(locale.toString(totals.delivered));
+    m_headlineValues.value(u"Failed"_s)->setSteadyText(locale.toString(totals.failed));
+    m_headlineValues.value(u"Dead-lettered"_s)->setSteadyText(locale.toString(totals.deadLettered));
+    m_headlineValues.value(u"Dropped"_s)->setSteadyText(locale.toString(totals.dropped));
+    m_headlineValues.value(u"Backlog"_s)->setSteadyText(locale.toString(totals.backlog));
+    m_headlineValues.value(u"Held"_s)->setSteadyText(locale.toString(totals.held));
+    m_headlineValues.value(u"In flight"_s)->setSteadyText(locale.toString(totals.inFlight));
     m_headlineValues.value(u"Average latency"_s)
-        ->setText(formatLatency(totals.latencyCount ? totals.latencySumMs / double(totals.latencyCount)
+        ->setSteadyText(formatLatency(totals.latencyCount ? totals.latencySumMs / double(totals.latencyCount)
                                                     : std::numeric_limits<double>::quiet_NaN()));
     m_headlineValues.value(u"In probation"_s)
-        ->setText(m_selectedSubscription.isEmpty() ? tr("%1 of %2").arg(totals.inProbation).arg(totals.subscriptions)
+        ->setSteadyText(m_selectedSubscription.isEmpty() ? tr("%1 of %2").arg(totals.inProbation).arg(totals.subscriptions)
                                                    : (totals.inProbation ? tr("Yes") : tr("No")));
 }
 

@@ -22,6 +22,8 @@ class QValueAxis;
 
 namespace EventDesk::Ui {
 
+class SteadyLabel;
+
 class ProbationTimeline;
 
 // Live charts of the engine (Qt Charts), per subscription, per topic or in total: delivered,
@@ -94,7 +96,7 @@ private:
     QString m_selectedSubscription;
     QComboBox *m_selectionCombo = nullptr;
     QLabel *m_rateNote = nullptr;
-    QHash<QString, QLabel *> m_headlineValues;
+    QHash<QString, SteadyLabel *> m_headlineValues;
 
     ChartBox m_throughput;
     ChartBox m_failures;

@@ -34,8 +34,8 @@ SnapshotTotals SnapshotTotals::of(const EngineSnapshot &snapshot)
 MainStatusBar::MainStatusBar(QStatusBar *bar)
     : QObject(bar)
     , m_listenLabel(new QLabel)
-    , m_stateLabel(new QLabel(tr("Starting…")))
-    , m_totalsLabel(new QLabel)
+    , m_stateLabel(new SteadyLabel(tr("Starting…")))
+    , m_totalsLabel(new SteadyLabel)
     , m_secretsLabel(new QLabel)
     , m_healthLabel(new QLabel)
 {
@@ -55,21 +55,21 @@ MainStatusBar::~MainStatusBar() = default;
 
 void MainStatusBar::setEngineState(const QString &text)
 {
-    m_stateLabel->setText(text);
+    m_stateLabel->setSteadyText(text);
 }
 
 void MainStatusBar::setReadOnly(bool readOnly)
 {
     m_readOnly = readOnly;
     if (readOnly)
-        m_stateLabel->setText(readOnlyState());
+        m_stateLabel->setSteadyText(readOnlyState());
 }
 
 void MainStatusBar::setReadOnlyState(const QString &text)
 {
     m_readOnlyState = text;
     if (m_readOnly)
-        m_stateLabel->setText(readOnlyState());
+        m_stateLabel->setSteadyText(readOnlyState());
 }
 
 QString MainStatusBar::readOnlyState() const
@@ -95,26 +95,26 @@ void MainStatusBar::showTotals(const SnapshotTotals &totals)
     if (m_readOnly) {
         // The store does not say how many events the owner accepted: a monitor counts what the
         // owner logged since the monitor opened.
-        m_totalsLabel->setText(tr("Since the monitor opened: delivered %1 · failed attempts %2 · "
+        m_totalsLabel->setSteadyText(tr("Since the monitor opened: delivered %1 · failed attempts %2 · "
                                   "dead-lettered %3 · dropped %4")
                                    .arg(totals.delivered)
                                    .arg(totals.failedAttempts)
                                    .arg(totals.deadLettered)
                                    .arg(totals.dropped));
-        m_stateLabel->setText(totals.inProbation ? tr("%1 — %n subscription(s) in probation",
+        m_stateLabel->setSteadyText(totals.inProbation ? tr("%1 — %n subscription(s) in probation",
                                                       nullptr, totals.inProbation)
                                                        .arg(readOnlyState())
                                                  : readOnlyState());
         return;
     }
-    m_totalsLabel->setText(
+    m_totalsLabel->setSteadyText(
         tr("Published %1 · Delivered %2 · Failed attempts %3 · Dead-lettered %4 · Dropped %5")
             .arg(totals.published)
             .arg(totals.delivered)
             .arg(totals.failedAttempts)
             .arg(totals.deadLettered)
             .arg(totals.dropped));
-    m_stateLabel->setText(
+    m_stateLabel->setSteadyText(
         totals.inProbation
             ? tr("Engine running — %n subscription(s) in probation", nullptr, totals.inProbation)
             : tr("Engine running"));

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "common/SteadyLabel.h"
 #include "engine/EngineSnapshot.h"
 
 #include <QList>
@@ -70,8 +71,8 @@ Q_SIGNALS:
 
 private:
     QLabel *m_listenLabel = nullptr;
-    QLabel *m_stateLabel = nullptr;
-    QLabel *m_totalsLabel = nullptr;
+    SteadyLabel *m_stateLabel = nullptr;
+    SteadyLabel *m_totalsLabel = nullptr;
     QLabel *m_secretsLabel = nullptr;
     QLabel *m_healthLabel = nullptr;
     QString readOnlyState() const;

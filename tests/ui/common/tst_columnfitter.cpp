@@ -18,6 +18,7 @@ private Q_SLOTS:
     void columnsFitTheirContent();
     void longTextIsCappedAndElidedWithATooltip();
     void userWidthIsKept();
+    void hiddenViewIsFittedWhenShown();
 };
 
 namespace {
@@ -113,6 +114,27 @@ void TestColumnFitter::userWidthIsKept()
     appendRow(model, u"UndeliverableDueToHttpBadRequest"_s, u"short"_s);
     fitter->fit();
     QCOMPARE(view.columnWidth(1), 333);
+}
+
+// A QTableView that is not on screen measures every row of its model: rows that arrive while it
+// is hidden (a tab in the background) leave the columns alone until it is shown.
+void TestColumnFitter::hiddenViewIsFittedWhenShown()
+{
+    QTableView view;
+    QStandardItemModel *model = createModel(&view);
+    view.setModel(model);
+    view.resize(600, 300);
+    new ColumnFitter(&view);
+    const int unfitted = view.columnWidth(1);
+    const QString reason = u"UndeliverableDueToHttpBadRequest"_s;
+    QVERIFY(view.fontMetrics().horizontalAdvance(reason) > unfitted);
+    appendRow(model, reason, u"short"_s);
+    QTest::qWait(2 * ColumnFitter::MinimumIntervalMs);
+    QCOMPARE(view.columnWidth(1), unfitted);
+
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTRY_VERIFY(view.columnWidth(1) >= view.fontMetrics().horizontalAdvance(reason));
 }
 
 QTEST_MAIN(TestColumnFitter)

@@ -16,6 +16,7 @@
 #include <QRandomGenerator>
 #include <QTest>
 #include <QToolTip>
+#include <QValueAxis>
 
 #include <cmath>
 
@@ -54,6 +55,7 @@ private Q_SLOTS:
     void counterResetIsNotANegativeRate();
     void pointCountStaysBounded();
     void steadyRateDrawsAFlatLine();
+    void axisKeepsItsRangeWhileTheRateWobbles();
     void chartsHaveAccessibleNamesAndValues();
     void chartsFollowADarkPalette();
     void selectionFiltersToOneSubscription();
@@ -219,6 +221,47 @@ void TestDashboard::steadyRateDrawsAFlatLine()
     for (const QPointF &point : view.chartPoints(u"Busy"_s))
         failedSum += point.y();
     QCOMPARE(failedSum, 15.0);
+}
+
+// Changing an axis lays its chart out again, a cost paid on the GUI thread: the throughput axis
+// rises with the rate, keeps its range while the rate wobbles below it, and comes down only when
+// the rate falls well below it.
+void TestDashboard::axisKeepsItsRangeWhileTheRateWobbles()
+{
+    DashboardView view;
+    QValueAxis *throughputAxis = nullptr;
+    for (QChartView *chartView : view.findChildren<QChartView *>()) {
+        if (chartView->chart()->title() == u"Throughput"_s)
+            throughputAxis = qobject_cast<QValueAxis *>(chartView->chart()->axes(Qt::Vertical).value(0));
+    }
+    QVERIFY(throughputAxis);
+    EngineSnapshot snapshot;
+    SubscriptionSnapshot orders = subscription(u"orders"_s, u"api"_s);
+    quint64 delivered = 0;
+    qint64 t = 0;
+    const auto runAt = [&](quint64 perSecond, int seconds) {
+        for (int i = 0; i < 4 * seconds; ++i) {
+            delivered += perSecond / 4;
+            orders.delivered = delivered;
+            snapshot.nowMs = 1'000'000 + t;
+            snapshot.subscriptions = {orders};
+            view.addSnapshot(snapshot, t);
+            t += 250;
+        }
+        view.refresh();
+    };
+
+    runAt(1000, 5);
+    const double top = throughputAxis->max();
+    QVERIFY2(top >= 1000, qPrintable(QString::number(top)));
+    runAt(600, 200); // lower, for longer than the chart's window: the same axis
+    QCOMPARE(throughputAxis->max(), top);
+    runAt(1000, 5);
+    QCOMPARE(throughputAxis->max(), top);
+    runAt(4000, 5); // outgrows it
+    QVERIFY2(throughputAxis->max() >= 4000, qPrintable(QString::number(throughputAxis->max())));
+    runAt(0, 200); // nothing for longer than the chart's window: back down
+    QVERIFY2(throughputAxis->max() < top, qPrintable(QString::number(throughputAxis->max())));
 }
 
 void TestDashboard::chartsHaveAccessibleNamesAndValues()
