@@ -1,16 +1,28 @@
 // SPDX-FileCopyrightText: 2026 The EventDesk developers
 // SPDX-License-Identifier: Apache-2.0
 // Benchmark 5: GUI responsiveness while the engine runs benchmark 1's load.
-//   The whole desktop window (MainWindow: tree, editor, dashboard charts, delivery log, dead-letter
-//   browser) on a workspace whose subscription delivers to nginx; a 1 ms timer on the GUI thread
-//   records the longest gap between its ticks (the stall) while events are published through
-//   EngineHost and delivered. The same probe on the idle window is the baseline (machine noise).
+//   The whole desktop window (MainWindow) on a workspace of 100 subscriptions: one delivers to
+//   nginx (204), one to a path nginx refuses (400, so its events are dead-lettered at once), 98
+//   match nothing and only sit in the tree. A 1 ms timer on the GUI thread records the longest
+//   gap between its ticks (the stall) while events are published through EngineHost and
+//   delivered, once with each heavy view in front: the dashboard, the delivery log following new
+//   attempts, the dead-letter browser while dead letters arrive, and the subscription editor
+//   (the tree beside it is on screen in every round). The same probe on the idle window is the
+//   baseline (machine noise). The result is the worst round; the platform is the one Qt runs on
+//   (bench/run.sh runs it offscreen and, where Xvfb is installed, on xcb).
 #include "BenchCommon.h"
 
 #include "mainwindow/MainWindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTabWidget>
+#include <QTableView>
 #include <QElapsedTimer>
 #include <QMetaEnum>
 #include <QTemporaryDir>
@@ -78,6 +90,88 @@ private:
 
 } // namespace
 
+namespace {
+
+constexpr int IdleSubscriptions = 98;
+
+// The benchmark's workspace (the format of workspace.json).
+bool writeGuiWorkspace(const QString &directory, int port)
+{
+    const QString hook = u"http://127.0.0.1:%1/"_s.arg(port);
+    const auto subscription = [](const QString &name, const QString &url, const QJsonObject &filter,
+                                 bool deadLetters) {
+        QJsonObject properties {
+            {u"destination"_s, QJsonObject {{u"endpointType"_s, u"WebHook"_s},
+                                            {u"properties"_s, QJsonObject {{u"endpointUrl"_s, url}}}}},
+            {u"filter"_s, filter},
+            {u"eventDeliverySchema"_s, u"EventGridSchema"_s},
+            {u"retryPolicy"_s, QJsonObject {{u"maxDeliveryAttempts"_s, 30},
+                                            {u"eventTimeToLiveInMinutes"_s, 1440}}},
+            {u"x-eventdesk"_s, QJsonObject {{u"validation"_s, false}}}};
+        if (deadLetters)
+            properties.insert(u"deadLetterDestination"_s,
+                              QJsonObject {{u"endpointType"_s, u"StorageBlob"_s},
+                                           {u"properties"_s,
+                                            QJsonObject {{u"resourceId"_s, u"local"_s},
+                                                         {u"blobContainerName"_s, u"deadletters"_s}}}});
+        return QJsonObject {{u"name"_s, name}, {u"properties"_s, properties}};
+    };
+    QJsonArray subscriptions {
+        subscription(u"sub0"_s, hook, {{u"includedEventTypes"_s, QJsonArray {u"Bench.Event"_s}}}, false),
+        subscription(u"rejects"_s, hook + u"reject"_s,
+                     {{u"includedEventTypes"_s, QJsonArray {u"Bench.Reject"_s}}}, true)};
+    for (int i = 0; i < IdleSubscriptions; ++i)
+        subscriptions.append(subscription(u"idle-%1"_s.arg(i, 2, 10, QChar(u'0')), hook,
+                                          {{u"subjectBeginsWith"_s, u"/idle/"_s}}, false));
+    const QJsonObject workspace {
+        {u"topics"_s, QJsonArray {QJsonObject {{u"name"_s, u"bench"_s},
+                                               {u"inputSchema"_s, u"EventGridSchema"_s},
+                                               {u"eventSubscriptions"_s, subscriptions}}}},
+        {u"receivers"_s, QJsonArray()},
+        // Dead letters are written as soon as they are decided, not the usual delay later.
+        {u"settings"_s, QJsonObject {{u"maxConcurrentRequestsPerSubscription"_s, 8},
+                                     {u"deadLetterDelaySeconds"_s, 0}}}};
+    // The dead-letter container is a folder under the workspace, created by its owner (a
+    // missing container is an unavailable destination).
+    QDir().mkpath(QDir(directory).filePath(u"deadletters/deadletters"_s));
+    QFile file(QDir(directory).filePath(u"workspace.json"_s));
+    const QByteArray json = QJsonDocument(workspace).toJson(QJsonDocument::Compact);
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(json) == json.size();
+}
+
+// Publish bodies of `count` 1 KB events numbered from `first`; every `rejectEvery`-th one (0:
+// none) is of the type the "rejects" subscription takes.
+QList<QByteArray> roundBodies(qint64 first, qint64 count, int rejectEvery)
+{
+    // Under the publish API's 1 MB per request also after the renaming below (a byte per event).
+    QList<QByteArray> bodies = Bench::publishBodies(count, 1024, 1000 * 1024, first);
+    if (rejectEvery <= 0)
+        return bodies;
+    qint64 index = 0;
+    for (QByteArray &body : bodies) {
+        qsizetype at = 0;
+        while ((at = body.indexOf("\"Bench.Event\"", at)) >= 0) {
+            if (index++ % rejectEvery == 0)
+                body.replace(at, 13, "\"Bench.Reject\"");
+            at += 13;
+        }
+    }
+    return bodies;
+}
+
+quint64 finishedTotal(const EventDesk::EngineSnapshot &snapshot)
+{
+    quint64 total = 0;
+    for (const auto &subscription : snapshot.subscriptions) {
+        total += subscription.delivered;
+        for (const quint64 count : subscription.deadLetteredByReason)
+            total += count;
+    }
+    return total;
+}
+
+} // namespace
+
 int main(int argc, char **argv)
 {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
@@ -87,11 +181,15 @@ int main(int argc, char **argv)
     QApplication::setApplicationName(u"EventDeskBench"_s);
     QCommandLineParser parser;
     parser.addHelpOption();
-    parser.addOption({u"port"_s, u"nginx port answering 204"_s, u"port"_s});
-    parser.addOption({u"requests"_s, u"deliveries"_s, u"n"_s, u"20000"_s});
+    parser.addOption({u"port"_s, u"nginx port answering 204 (and 400 under /reject)"_s, u"port"_s});
+    parser.addOption({u"requests"_s, u"events published in each round"_s, u"n"_s, u"10000"_s});
     parser.process(app);
     const int port = parser.value(u"port"_s).toInt();
     const qint64 events = parser.value(u"requests"_s).toLongLong();
+    const QString platform = QGuiApplication::platformName();
+    const QString what = u"5 GUI stall under benchmark 1 load (%1, worst view)"_s.arg(platform);
+    constexpr double TargetMs = 16;
+    const QString target = u"<= %1 ms"_s.arg(TargetMs);
     if (port <= 0) {
         std::fprintf(stderr, "--port is required\n");
         return 2;
@@ -99,7 +197,10 @@ int main(int argc, char **argv)
 
     QTemporaryDir directory;
     const QString workspace = directory.filePath(u"workspace"_s);
-    Bench::writeWorkspace(workspace, {{u"sub0"_s, u"http://127.0.0.1:%1/"_s.arg(port)}});
+    if (!writeGuiWorkspace(workspace, port)) {
+        Bench::result(what, u"error: cannot write the workspace"_s, u"-"_s, u"-"_s, target, false);
+        return 1;
+    }
     EventDesk::Ui::MainWindow::Options options;
     options.listen.port = 0;
     EventDesk::Ui::MainWindow window(options);
@@ -110,13 +211,16 @@ int main(int argc, char **argv)
     QObject::connect(host, &EventDesk::EngineHost::started, &window, [&](bool ok) { started = ok; });
     window.openWorkspace(workspace);
     if (!Bench::spinUntil([&] { return started; }, 60000)) {
-        Bench::result(u"5 GUI stall under benchmark 1 load"_s, u"error: engine did not start"_s, u"-"_s,
-                      u"-"_s, u"<= 50 ms"_s, false);
+        Bench::result(what, u"error: engine did not start"_s, u"-"_s, u"-"_s, target, false);
         return 1;
     }
-    quint64 delivered = 0;
+    quint64 finished = 0;
+    EventDesk::EngineSnapshot lastSnapshot;
     QObject::connect(host, &EventDesk::EngineHost::snapshotReady, &window,
-                     [&](const EventDesk::EngineSnapshot &snapshot) { delivered = Bench::deliveredTotal(snapshot); });
+                     [&](const EventDesk::EngineSnapshot &snapshot) {
+                         finished = finishedTotal(snapshot);
+                         lastSnapshot = snapshot;
+                     });
     Bench::runEventLoop(500);
 
     Bench::LagProbe probe;
@@ -124,26 +228,79 @@ int main(int argc, char **argv)
     Bench::runEventLoop(3000);
     const double idleStall = probe.stopMs();
 
-    // The dashboard is the busiest view under load: show it.
-    const QList<QByteArray> bodies = Bench::publishBodies(events, 1024, 1024 * 1024);
-    app.record(true);
-    probe.start();
-    QElapsedTimer timer;
-    timer.start();
-    for (const QByteArray &body : bodies)
-        host->publish(u"bench"_s, body, QByteArrayLiteral("application/json"), [](const EventDesk::PublishResult &) {});
-    const bool complete = Bench::spinUntil([&] { return delivered >= quint64(events); }, 120000);
-    const double loadSeconds = timer.elapsed() / 1000.0;
-    const double stall = probe.stopMs();
-    app.record(false);
-    for (const auto &slow : app.slowest())
-        Bench::info(u"slow GUI event: %1 ms %2"_s.arg(Bench::number(slow.ms, 1), slow.what));
-    Bench::info(u"GUI stall probe: %1 deliveries in %2 s (%3/s) with the window open"_s.arg(delivered)
-                    .arg(Bench::number(loadSeconds, 2)).arg(Bench::number(delivered / loadSeconds)));
+    struct Round
+    {
+        QString view;
+        QString tab;
+        int rejectEvery;
+    };
+    const QList<Round> rounds {{u"dashboard"_s, u"Dashboard"_s, 0},
+                               {u"delivery log"_s, u"Delivery Log"_s, 0},
+                               {u"dead-letter browser"_s, u"Dead Letters"_s, 2},
+                               {u"subscription editor and tree"_s, u"Subscription"_s, 0}};
+    double worst = 0;
+    QString worstView;
+    bool complete = true;
+    qint64 published = 0;
+    for (const Round &round : rounds) {
+        QTabWidget *tabs = window.tabs();
+        for (int i = 0; i < tabs->count(); ++i) {
+            if (tabs->tabText(i).remove(u'&') == round.tab)
+                tabs->setCurrentIndex(i);
+        }
+        // The delivery log follows new attempts when it is scrolled to the newest row.
+        if (round.tab == u"Delivery Log"_s) {
+            for (QTableView *table : window.tabs()->currentWidget()->findChildren<QTableView *>())
+                table->scrollToBottom();
+        }
+        Bench::runEventLoop(500);
+        const QList<QByteArray> bodies = roundBodies(published, events, round.rejectEvery);
+        const quint64 expected = finished + quint64(events);
+        published += events;
+
+        app.record(true);
+        probe.start();
+        QElapsedTimer timer;
+        timer.start();
+        for (const QByteArray &body : bodies)
+            host->publish(u"bench"_s, body, QByteArrayLiteral("application/json"),
+                          [](const EventDesk::PublishResult &) {});
+        const bool done = Bench::spinUntil([&] { return finished >= expected; }, 120000);
+        const double seconds = double(timer.elapsed()) / 1000.0;
+        const double stall = probe.stopMs();
+        app.record(false);
+        complete = complete && done;
+        if (!done) {
+            Bench::info(u"finished %1 of %2"_s.arg(finished).arg(expected));
+            for (const auto &subscription : lastSnapshot.subscriptions) {
+                if (subscription.delivered == 0 && subscription.deadLetteredByReason.isEmpty()
+                    && subscription.backlog + subscription.inFlight + subscription.deadLetterPending == 0)
+                    continue;
+                quint64 deadLettered = 0;
+                for (const quint64 count : subscription.deadLetteredByReason)
+                    deadLettered += count;
+                Bench::info(u"%1: delivered %2, dead-lettered %3, backlog %4, in flight %5, dead letters waiting %6 %7"_s.arg(
+                    subscription.subscription, QString::number(subscription.delivered),
+                    QString::number(deadLettered), QString::number(subscription.backlog),
+                    QString::number(subscription.inFlight), QString::number(subscription.deadLetterPending),
+                    subscription.deadLetterWriteError));
+            }
+        }
+        Bench::info(u"%1 in front: longest stall %2 ms, %3 events in %4 s (%5/s)%6"_s.arg(
+            round.view, Bench::number(stall, 1), QString::number(events), Bench::number(seconds, 2),
+            Bench::number(double(events) / seconds), done ? QString() : u" INCOMPLETE"_s));
+        for (const auto &slow : app.slowest())
+            Bench::info(u"   slow GUI event: %1 ms %2"_s.arg(Bench::number(slow.ms, 1), slow.what));
+        if (stall > worst) {
+            worst = stall;
+            worstView = round.view;
+        }
+    }
     host->stop();
-    Bench::result(u"5 GUI stall under benchmark 1 load"_s,
-                  complete ? Bench::number(stall, 1) + u" ms"_s : u"error: load incomplete"_s,
-                  Bench::number(idleStall, 1) + u" ms (same probe, idle window)"_s, u"-"_s, u"<= 50 ms"_s,
-                  complete && stall <= 50);
-    return 0;
+    Bench::result(what,
+                  complete ? u"%1 ms (%2)"_s.arg(Bench::number(worst, 1), worstView)
+                           : u"error: load incomplete"_s,
+                  Bench::number(idleStall, 1) + u" ms (same probe, idle window)"_s, u"-"_s, target,
+                  complete && worst <= TargetMs);
+    return complete ? 0 : 1;
 }
