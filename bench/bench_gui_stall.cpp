@@ -32,8 +32,8 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-// Times every event the GUI thread handles (outermost only) and keeps the slowest few while
-// recording: what a stall was made of.
+// Times every event the GUI thread handles (outermost only, and the paint events of each widget
+// inside them) and keeps the slowest few while recording: what a stall was made of.
 class TimedApplication final : public QApplication
 {
 public:
@@ -55,34 +55,50 @@ public:
 
     bool notify(QObject *receiver, QEvent *event) override
     {
-        if (!m_recording || m_depth > 0 || QThread::currentThread() != thread())
+        if (!m_recording || QThread::currentThread() != thread())
             return QApplication::notify(receiver, event);
+        if (m_depth > 0) {
+            // Inside a slow event: which widget's painting took the time.
+            if (event->type() != QEvent::Paint)
+                return QApplication::notify(receiver, event);
+            QElapsedTimer timer;
+            timer.start();
+            const bool result = QApplication::notify(receiver, event);
+            const double ms = double(timer.nsecsElapsed()) / 1e6;
+            if (ms >= 2.0)
+                keep(ms, receiver, event);
+            return result;
+        }
         ++m_depth;
         QElapsedTimer timer;
         timer.start();
         const bool result = QApplication::notify(receiver, event);
         const double ms = double(timer.nsecsElapsed()) / 1e6;
         --m_depth;
-        if (ms >= 2.0 && (m_slowest.size() < 8 || ms > m_slowest.constLast().ms)) {
-            QStringList owners;
-            for (const QObject *object = receiver; object && owners.size() < 4;
-                 object = object->parent())
-                owners.append(QString::fromLatin1(object->metaObject()->className())
-                              + (object->objectName().isEmpty() ? QString()
-                                                                : u'#' + object->objectName()));
-            const QString what = u"%1 %2"_s.arg(
-                owners.join(u" < "_s),
-                QString::fromLatin1(QMetaEnum::fromType<QEvent::Type>().valueToKey(event->type())));
-            m_slowest.append({ms, what});
-            std::sort(m_slowest.begin(), m_slowest.end(),
-                      [](const Slow &a, const Slow &b) { return a.ms > b.ms; });
-            if (m_slowest.size() > 8)
-                m_slowest.removeLast();
-        }
+        if (ms >= 2.0)
+            keep(ms, receiver, event);
         return result;
     }
 
 private:
+    void keep(double ms, QObject *receiver, QEvent *event)
+    {
+        if (m_slowest.size() >= 8 && ms <= m_slowest.constLast().ms)
+            return;
+        QStringList owners;
+        for (const QObject *object = receiver; object && owners.size() < 4; object = object->parent())
+            owners.append(QString::fromLatin1(object->metaObject()->className())
+                          + (object->objectName().isEmpty() ? QString() : u'#' + object->objectName()));
+        const QString what = u"%1 %2"_s.arg(
+            owners.join(u" < "_s),
+            QString::fromLatin1(QMetaEnum::fromType<QEvent::Type>().valueToKey(event->type())));
+        m_slowest.append({ms, what});
+        std::sort(m_slowest.begin(), m_slowest.end(),
+                  [](const Slow &a, const Slow &b) { return a.ms > b.ms; });
+        if (m_slowest.size() > 8)
+            m_slowest.removeLast();
+    }
+
     bool m_recording = false;
     int m_depth = 0;
     QList<Slow> m_slowest;

@@ -137,31 +137,73 @@ void WorkspaceTreeModel::setWorkspace(const Workspace &workspace)
 void WorkspaceTreeModel::applySnapshot(const EngineSnapshot &snapshot)
 {
     m_nowMs = snapshot.nowMs;
+    const auto key = [](const QString &topic, const QString &subscription) -> QString {
+        return topic.toCaseFolded() + u'/' + subscription.toCaseFolded();
+    };
+    QHash<QString, const TopicSnapshot *> topics;
+    for (const TopicSnapshot &counters : snapshot.topics)
+        topics.insert(counters.topic.toCaseFolded(), &counters);
+    QHash<QString, const SubscriptionSnapshot *> subscriptions;
+    for (const SubscriptionSnapshot &state : snapshot.subscriptions)
+        subscriptions.insert(key(state.topic, state.subscription), &state);
+
     for (int topicRow = 0; topicRow < m_topics.size(); ++topicRow) {
         TopicRow &topic = m_topics[topicRow];
-        for (const TopicSnapshot &counters : snapshot.topics) {
-            if (counters.topic.compare(topic.name, Qt::CaseInsensitive) == 0) {
-                topic.counters = counters;
-                topic.hasCounters = true;
-            }
-        }
-        for (int row = 0; row < topic.subscriptions.size(); ++row) {
-            SubscriptionRow &subscription = topic.subscriptions[row];
-            for (const SubscriptionSnapshot &state : snapshot.subscriptions) {
-                if (state.topic.compare(topic.name, Qt::CaseInsensitive) == 0
-                    && state.subscription.compare(subscription.name, Qt::CaseInsensitive) == 0) {
-                    subscription.state = state;
-                    subscription.hasState = true;
-                }
-            }
+        const QVariantList topicBefore = paintedValues(topic);
+        if (const TopicSnapshot *counters = topics.value(topic.name.toCaseFolded())) {
+            topic.counters = *counters;
+            topic.hasCounters = true;
         }
         const QModelIndex parentIndex = index(topicRow, 0);
-        Q_EMIT dataChanged(index(topicRow, StateColumn), index(topicRow, DeadLetterColumn));
-        if (!topic.subscriptions.isEmpty()) {
-            Q_EMIT dataChanged(index(0, NameColumn, parentIndex),
-                               index(int(topic.subscriptions.size()) - 1, DeadLetterColumn, parentIndex));
+        // Runs of changed rows, each announced once.
+        int firstChanged = -1;
+        const auto announce = [&](int endRow) {
+            if (firstChanged >= 0)
+                Q_EMIT dataChanged(index(firstChanged, NameColumn, parentIndex),
+                                   index(endRow - 1, DeadLetterColumn, parentIndex));
+            firstChanged = -1;
+        };
+        for (int row = 0; row < topic.subscriptions.size(); ++row) {
+            SubscriptionRow &subscription = topic.subscriptions[row];
+            const SubscriptionSnapshot *state = subscriptions.value(key(topic.name, subscription.name));
+            if (!state) {
+                announce(row);
+                continue;
+            }
+            const QVariantList before = paintedValues(topic, subscription);
+            subscription.state = *state;
+            subscription.hasState = true;
+            if (paintedValues(topic, subscription) != before) {
+                if (firstChanged < 0)
+                    firstChanged = row;
+            } else {
+                announce(row);
+            }
         }
+        announce(int(topic.subscriptions.size()));
+        // The topic's row sums its subscriptions.
+        if (paintedValues(topic) != topicBefore)
+            Q_EMIT dataChanged(index(topicRow, StateColumn), index(topicRow, DeadLetterColumn));
     }
+}
+
+QVariantList WorkspaceTreeModel::paintedValues(const TopicRow &topic) const
+{
+    QVariantList values;
+    for (int column = StateColumn; column <= DeadLetterColumn; ++column)
+        values.append(topicData(topic, column, Qt::DisplayRole));
+    return values;
+}
+
+QVariantList WorkspaceTreeModel::paintedValues(const TopicRow &topic,
+                                               const SubscriptionRow &subscription) const
+{
+    QVariantList values {QVariant::fromValue(badgeOf(subscription)), badgeColor(subscription)};
+    for (int column = StateColumn; column <= DeadLetterColumn; ++column) {
+        values.append(subscriptionData(topic, subscription, column, Qt::DisplayRole));
+        values.append(subscriptionData(topic, subscription, column, Qt::ForegroundRole));
+    }
+    return values;
 }
 
 QModelIndex WorkspaceTreeModel::topicIndex(const QString &topic) const

@@ -34,6 +34,8 @@ public:
     explicit WorkspaceTreeModel(QObject *parent = nullptr);
 
     void setWorkspace(const Workspace &workspace);
+    // Takes the engine's latest state; announces (dataChanged) only the rows whose drawing it
+    // changes, so that a hundred idle subscriptions are not repainted several times a second.
     void applySnapshot(const EngineSnapshot &snapshot);
 
     QModelIndex topicIndex(const QString &topic) const;
@@ -73,6 +75,9 @@ private:
     QString provisioningText(const SubscriptionSnapshot &state) const;
     QVariant subscriptionData(const TopicRow &topic, const SubscriptionRow &subscription, int column,
                               int role) const;
+    // What a row draws (texts, colours, badge): a snapshot that leaves it alone repaints nothing.
+    QVariantList paintedValues(const TopicRow &topic) const;
+    QVariantList paintedValues(const TopicRow &topic, const SubscriptionRow &subscription) const;
 
     QList<TopicRow> m_topics;
     qint64 m_nowMs = 0;

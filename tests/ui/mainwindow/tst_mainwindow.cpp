@@ -34,6 +34,7 @@
 #include <QLineEdit>
 #include <QLoggingCategory>
 #include <QNetworkAccessManager>
+#include <QSignalSpy>
 #include <QNetworkReply>
 #include <QPushButton>
 #include <QSpinBox>
@@ -205,6 +206,7 @@ class tst_MainWindow : public QObject
 private Q_SLOTS:
     void initTestCase();
     void treeShowsWorkspace();
+    void treeRepaintsOnlyRowsThatChanged();
     void createSubscriptionInvalidThenValid();
     void sendEventCountedAsDelivered();
     void failingReceiverDeadLetterResubmitted();
@@ -414,6 +416,62 @@ void tst_MainWindow::treeShowsProvisioningState()
                  .data()
                  .toString(),
              u"Healthy"_s);
+}
+
+// Several snapshots a second reach the tree: a row is announced (and repainted) only when what it
+// draws changes, not for counters that only its tooltip reads.
+void tst_MainWindow::treeRepaintsOnlyRowsThatChanged()
+{
+    QJsonArray subscriptions;
+    for (int i = 0; i < 5; ++i)
+        subscriptions.append(subscriptionJson(u"sub-%1"_s.arg(i), u"http://127.0.0.1:7071/hook"_s, false));
+    const QByteArray json = QJsonDocument(QJsonObject{
+        {u"topics"_s, QJsonArray{QJsonObject{{u"name"_s, u"orders"_s},
+                                             {u"eventSubscriptions"_s, subscriptions}}}}})
+                                .toJson();
+    auto workspace = Workspace::fromJson(json, u"workspace.json"_s);
+    QVERIFY2(workspace.hasValue(), qPrintable(workspace.error()));
+    Ui::WorkspaceTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setWorkspace(workspace.value());
+
+    EngineSnapshot snapshot;
+    snapshot.nowMs = 1'000'000;
+    snapshot.topics = {TopicSnapshot{u"orders"_s, 10, 0, 0}};
+    for (int i = 0; i < 5; ++i) {
+        SubscriptionSnapshot state;
+        state.topic = u"orders"_s;
+        state.subscription = u"sub-%1"_s.arg(i);
+        snapshot.subscriptions.append(state);
+    }
+    model.applySnapshot(snapshot);
+
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    // Counters the rows do not draw (delivered, matched): nothing to repaint.
+    snapshot.nowMs += 250;
+    snapshot.subscriptions[1].delivered = 40;
+    snapshot.subscriptions[1].matched = 40;
+    model.applySnapshot(snapshot);
+    QCOMPARE(changed.count(), 0);
+
+    // sub-2's backlog and sub-3's dead letters change: one run of two rows, then the topic's sums.
+    snapshot.subscriptions[2].backlog = 7;
+    snapshot.subscriptions[3].deadLetteredByReason = {{DeadLetterReason::TimeToLiveExceeded, 1}};
+    model.applySnapshot(snapshot);
+    QCOMPARE(changed.count(), 2);
+    const QModelIndex orders = model.topicIndex(u"orders"_s);
+    QCOMPARE(changed.at(0).at(0).value<QModelIndex>(), model.index(2, 0, orders));
+    QCOMPARE(changed.at(0).at(1).value<QModelIndex>(),
+             model.index(3, Ui::WorkspaceTreeModel::DeadLetterColumn, orders));
+    QCOMPARE(changed.at(1).at(0).value<QModelIndex>().row(), orders.row());
+    QCOMPARE(model.index(2, Ui::WorkspaceTreeModel::BacklogColumn, orders).data().toLongLong(), 7);
+
+    // A new publish count changes the topic's row only.
+    changed.clear();
+    snapshot.topics[0].published = 11;
+    model.applySnapshot(snapshot);
+    QCOMPARE(changed.count(), 1);
+    QVERIFY(!changed.at(0).at(0).value<QModelIndex>().parent().isValid());
 }
 
 // A webhook that is not up yet: the state says why, when the next handshake goes out and how many
