@@ -123,6 +123,16 @@ QJsonObject subscriptionJson(const QString &name, const QString &endpoint, bool 
                                                                 {u"blobContainerName"_s, u"deadletters"_s}}}}}}}};
 }
 
+// A workspace with one topic, "orders", and these subscriptions.
+Expected<Workspace> ordersWorkspace(const QJsonArray &subscriptions)
+{
+    const QByteArray json = QJsonDocument(QJsonObject{
+        {u"topics"_s, QJsonArray{QJsonObject{{u"name"_s, u"orders"_s},
+                                             {u"eventSubscriptions"_s, subscriptions}}}}})
+                                .toJson();
+    return Workspace::fromJson(json, u"workspace.json"_s);
+}
+
 // A workspace with a healthy and a failing built-in receiver; dead letters are written at once.
 void writeWorkspace(const QString &directory, quint16 port, bool withRefusingEndpoint = false)
 {
@@ -425,11 +435,7 @@ void tst_MainWindow::treeRepaintsOnlyRowsThatChanged()
     QJsonArray subscriptions;
     for (int i = 0; i < 5; ++i)
         subscriptions.append(subscriptionJson(u"sub-%1"_s.arg(i), u"http://127.0.0.1:7071/hook"_s, false));
-    const QByteArray json = QJsonDocument(QJsonObject{
-        {u"topics"_s, QJsonArray{QJsonObject{{u"name"_s, u"orders"_s},
-                                             {u"eventSubscriptions"_s, subscriptions}}}}})
-                                .toJson();
-    auto workspace = Workspace::fromJson(json, u"workspace.json"_s);
+    const auto workspace = ordersWorkspace(subscriptions);
     QVERIFY2(workspace.hasValue(), qPrintable(workspace.error()));
     Ui::WorkspaceTreeModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -478,13 +484,8 @@ void tst_MainWindow::treeRepaintsOnlyRowsThatChanged()
 // events wait for it; the light is amber, not green.
 void tst_MainWindow::treeShowsWaitingEndpointAndHeldEvents()
 {
-    const QByteArray json = QJsonDocument(QJsonObject{
-        {u"topics"_s, QJsonArray{QJsonObject{
-                          {u"name"_s, u"orders"_s},
-                          {u"eventSubscriptions"_s,
-                           QJsonArray{subscriptionJson(u"late"_s, u"http://127.0.0.1:7071/hook"_s, true)}}}}}})
-                                .toJson();
-    auto workspace = Workspace::fromJson(json, u"workspace.json"_s);
+    const auto workspace
+        = ordersWorkspace({subscriptionJson(u"late"_s, u"http://127.0.0.1:7071/hook"_s, true)});
     QVERIFY2(workspace.hasValue(), qPrintable(workspace.error()));
     Ui::WorkspaceTreeModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
