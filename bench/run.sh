@@ -111,7 +111,8 @@ run() {
     "$@" | tee -a "$log" | grep '^INFO|' | sed 's/^INFO|/   /' >&2 || true
 }
 
-# wrk: the receiver's own rate for the same 1 KB POST (reference only).
+# wrk: what loopback HTTP to the receiver allows for the same 1 KB POST with 8 connections (the
+# engine's requests in flight): benchmark 1's baseline.
 pad=$(printf '%*s' 870 '' | tr ' ' x)
 body='[{"id": "0", "subject": "/bench/0", "eventType": "Bench.Event", "eventTime": "2026-01-01T00:00:00Z", "dataVersion": "1.0", "data": {"pad": "'$pad'"}}]'
 printf 'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = [==[%s]==]\n' "$body" >"$work/post.lua"
