@@ -48,6 +48,20 @@ double niceCeiling(double value)
     return 10 * magnitude;
 }
 
+// Ticks for an axis from 0 to top (a niceCeiling()): 3 to 6 intervals, each a value with one
+// significant digit, so that the labels read 0, 5, 10, ... 25 rather than 0, 6, 13, 19, 25.
+int niceTickCount(double top)
+{
+    for (const int intervals : {4, 5, 3, 6}) {
+        const double step = top / intervals;
+        const double magnitude = std::pow(10.0, std::floor(std::log10(step)));
+        const double digit = step / magnitude;
+        if (std::abs(digit - std::round(digit)) < 1e-9)
+            return intervals + 1;
+    }
+    return 5;
+}
+
 const QString DeliveredName = u"Delivered"_s;
 const QString DeadLetteredName = u"Dead-lettered"_s;
 const QString DroppedName = u"Dropped"_s;
@@ -477,6 +491,7 @@ void DashboardView::refresh()
         const double top = box.yAxis->max();
         if (wanted > top || 3 * wanted < top) {
             box.yAxis->setRange(0, wanted);
+            box.yAxis->setTickCount(niceTickCount(wanted));
             const QString format = wanted < 5 ? u"%.1f"_s : u"%.0f"_s;
             if (box.yAxis->labelFormat() != format)
                 box.yAxis->setLabelFormat(format);

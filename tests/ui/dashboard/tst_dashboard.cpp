@@ -254,12 +254,21 @@ void TestDashboard::axisKeepsItsRangeWhileTheRateWobbles()
     runAt(1000, 5);
     const double top = throughputAxis->max();
     QVERIFY2(top >= 1000, qPrintable(QString::number(top)));
+    // Round labels: every tick a number with one significant digit (0, 1000, 2000, ... not 0,
+    // 1250, 2500).
+    const auto tickStep = [&] {
+        const double step = throughputAxis->max() / (throughputAxis->tickCount() - 1);
+        const double magnitude = std::pow(10.0, std::floor(std::log10(step)));
+        return std::fmod(step, magnitude);
+    };
+    QCOMPARE(tickStep(), 0.0);
     runAt(600, 200); // lower, for longer than the chart's window: the same axis
     QCOMPARE(throughputAxis->max(), top);
     runAt(1000, 5);
     QCOMPARE(throughputAxis->max(), top);
     runAt(4000, 5); // outgrows it
     QVERIFY2(throughputAxis->max() >= 4000, qPrintable(QString::number(throughputAxis->max())));
+    QCOMPARE(tickStep(), 0.0);
     runAt(0, 200); // nothing for longer than the chart's window: back down
     QVERIFY2(throughputAxis->max() < top, qPrintable(QString::number(throughputAxis->max())));
 }
