@@ -316,6 +316,12 @@ DeliveryLogFilterModel::DeliveryLogFilterModel(QObject *parent)
     setDynamicSortFilter(true);
 }
 
+void DeliveryLogFilterModel::sort(int column, Qt::SortOrder order)
+{
+    const bool arrivalOrder = column == DeliveryLogModel::TimeColumn && order == Qt::AscendingOrder;
+    QSortFilterProxyModel::sort(arrivalOrder ? -1 : column, order);
+}
+
 void DeliveryLogFilterModel::setSubscription(const QString &topic, const QString &subscription)
 {
     if (topic == m_topic && subscription == m_subscription)

@@ -109,6 +109,11 @@ public:
     QString eventIdText() const { return m_eventIdText; }
     bool onlyFailures() const { return m_onlyFailures; }
 
+    // Time ascending is the order the rows arrive in, the source's own: the proxy then keeps the
+    // source order instead of sorting (which placed every new row by comparisons, thousands of
+    // them for each batch of attempts at full rate). Any other column or order sorts.
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
 

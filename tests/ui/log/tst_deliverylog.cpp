@@ -20,6 +20,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 using namespace EventDesk;
 using namespace EventDesk::Ui;
@@ -88,6 +90,7 @@ class TestDeliveryLog : public QObject
 private Q_SLOTS:
     void modelsPassTheTester();
     void ringDropsTheOldestRows();
+    void timeOrderIsArrivalOrderInBothDirections();
     void filtersNarrowTheRows();
     void historyLoadsFromTheStore();
     void scrolledAwayViewDoesNotJump();
@@ -139,6 +142,42 @@ void TestDeliveryLog::ringDropsTheOldestRows()
     view.appendAttempts(varied(300, 1000));
     QCOMPARE(view.logModel()->rowCount(), 100);
     QCOMPARE(view.logModel()->entry(0).eventIds.constFirst(), u"evt-1200"_s);
+}
+
+// Time ascending is the arrival order, kept without sorting; the other orders sort, and coming
+// back to time ascending restores the arrival order, with new rows at the bottom.
+void TestDeliveryLog::timeOrderIsArrivalOrderInBothDirections()
+{
+    DeliveryLogModel model;
+    DeliveryLogFilterModel filter;
+    filter.setSourceModel(&model);
+    model.prependHistory(varied(5, 100)); // older rows, read from the store
+    model.append(varied(10));
+    const auto shownIds = [&filter] {
+        QStringList ids;
+        for (int row = 0; row < filter.rowCount(); ++row)
+            ids.append(filter.index(row, DeliveryLogModel::EventsColumn).data().toString());
+        return ids;
+    };
+    QStringList arrival;
+    for (int row = 0; row < model.rowCount(); ++row)
+        arrival.append(model.index(row, DeliveryLogModel::EventsColumn).data().toString());
+
+    filter.sort(DeliveryLogModel::TimeColumn, Qt::AscendingOrder);
+    QCOMPARE(shownIds(), arrival);
+    filter.sort(DeliveryLogModel::TimeColumn, Qt::DescendingOrder);
+    QStringList reversed = arrival;
+    std::reverse(reversed.begin(), reversed.end());
+    QCOMPARE(shownIds(), reversed);
+    filter.sort(DeliveryLogModel::DurationColumn, Qt::AscendingOrder);
+    QVERIFY(shownIds() != arrival);
+    filter.sort(DeliveryLogModel::TimeColumn, Qt::AscendingOrder);
+    QCOMPARE(shownIds(), arrival);
+
+    model.append(varied(3, 500));
+    QCOMPARE(filter.rowCount(), 18);
+    QCOMPARE(filter.index(17, DeliveryLogModel::EventsColumn).data().toString(),
+             model.index(17, DeliveryLogModel::EventsColumn).data().toString());
 }
 
 void TestDeliveryLog::filtersNarrowTheRows()
