@@ -3,8 +3,11 @@
 #pragma once
 
 #include "Expected.h"
+#include "Logging.h"
 #include "host/EngineWorker.h"
 
+#include <QCommandLineOption>
+#include <QList>
 #include <QString>
 
 class QCoreApplication;
@@ -22,10 +25,17 @@ struct DaemonOptions
     };
     Action action = Action::Run;
     QString configurationFile; // ImportWorkspace / ExportWorkspace
+    Logging::Format logFormat = Logging::Format::Text;
+    Logging::Level logLevel = Logging::Level::Info;
     // Everything the workspace runs with (EngineWorker, the composition root both programs share).
     EngineWorker::Settings settings;
     // --max-connections was given: it is not lowered to fit the open-file limit.
     bool maxConnectionsGiven = false;
+
+    // What --help says eventdeskd is, above the options.
+    static QString description();
+    // Every option eventdeskd takes besides --help and --version, in the order --help lists them.
+    static QList<QCommandLineOption> optionTable();
 
     // Reads the arguments of app. --help and --version print and end the process; an invalid
     // value is an error that names the option and its valid range.

@@ -5,13 +5,13 @@
 // process's signals and its exit codes.
 
 #include "DaemonOptions.h"
+#include "DeliveryLog.h"
 #include "Logging.h"
 #include "ProcessSetup.h"
 #include "host/EngineWorker.h"
 #include "host/SharedConfigurationTransfer.h"
 
 #include <QCoreApplication>
-#include <QLoggingCategory>
 
 #include <cstdio>
 
@@ -49,9 +49,8 @@ int transferConfiguration(const DaemonOptions &options)
 
 int main(int argc, char *argv[])
 {
-    // Debug output of the engine is opt-in (QT_LOGGING_RULES="eventdesk.*.debug=true").
-    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
-        QLoggingCategory::setFilterRules(u"eventdesk.*.debug=false"_s);
+    // Until the command line says otherwise: EventDesk's debug messages are opt-in.
+    Logging::setLevel(Logging::Level::Info);
     QCoreApplication app(argc, argv);
     QCoreApplication::setOrganizationName(u"EventDesk"_s);
     QCoreApplication::setApplicationName(u"eventdeskd"_s);
@@ -62,6 +61,8 @@ int main(int argc, char *argv[])
         printError(options.error());
         return 2;
     }
+    Logging::installOutput(options->logFormat);
+    Logging::setLevel(options->logLevel);
     if (options->action != DaemonOptions::Action::Run)
         return transferConfiguration(options.value());
     ProcessSetup::fitConnectionsToOpenFiles(options->settings.connectionLimits,
@@ -84,6 +85,7 @@ int main(int argc, char *argv[])
         return 2;
     }
 
+    const DeliveryLog deliveryLog(&worker.engine());
     ProcessSetup::quitOnTermination(app);
     std::printf("EventDesk listening on %s\n", qPrintable(started.listenUrl));
     std::fflush(stdout);
