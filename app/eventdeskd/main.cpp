@@ -8,6 +8,7 @@
 #include "DeliveryLog.h"
 #include "Logging.h"
 #include "ProcessSetup.h"
+#include "ServiceManager.h"
 #include "host/EngineWorker.h"
 #include "host/SharedConfigurationTransfer.h"
 
@@ -51,6 +52,7 @@ int main(int argc, char *argv[])
 {
     // Until the command line says otherwise: EventDesk's debug messages are opt-in.
     Logging::setLevel(Logging::Level::Info);
+    ProcessSetup::ignoreHangupWhileStarting();
     QCoreApplication app(argc, argv);
     QCoreApplication::setOrganizationName(u"EventDesk"_s);
     QCoreApplication::setApplicationName(u"eventdeskd"_s);
@@ -86,10 +88,24 @@ int main(int argc, char *argv[])
     }
 
     const DeliveryLog deliveryLog(&worker.engine());
-    ProcessSetup::quitOnTermination(app);
+    // SIGHUP: workspace.json again, without a restart. A file that is not valid leaves the
+    // running configuration as it is: a typo must not take the service down.
+    ProcessSetup::handleSignals(app, [&worker, listenUrl = started.listenUrl] {
+        ServiceManager::notifyReloading();
+        const Expected<QString> reloaded = worker.reloadWorkspace();
+        if (reloaded)
+            qCInfo(lcDaemon).noquote() << "reloaded workspace.json:" << reloaded.value();
+        else
+            qCCritical(lcDaemon).noquote()
+                << "workspace.json not reloaded, the running configuration stays:"
+                << reloaded.error();
+        ServiceManager::notifyReady(listenUrl);
+    });
     std::printf("EventDesk listening on %s\n", qPrintable(started.listenUrl));
     std::fflush(stdout);
+    ServiceManager::notifyReady(started.listenUrl);
     const int exitCode = app.exec();
+    ServiceManager::notifyStopping();
     worker.shutdown(); // everything committed, the workspace released
     qCInfo(lcDaemon) << "stopped";
     return exitCode;
