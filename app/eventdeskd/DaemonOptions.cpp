@@ -140,19 +140,25 @@ QList<QCommandLineOption> DaemonOptions::optionTable()
         "(default: retries, dead letters, drops and the engine's events), warning or error. "
         "QT_LOGGING_RULES refines it per category."_s,
         u"LEVEL"_s, u"info"_s);
+    QCommandLineOption printManualPageOption(
+        u"print-manpage"_s,
+        u"Write the manual page eventdeskd(1), made from this option table and dated DATE "
+        "(YYYY-MM-DD), to standard output and exit (the build does)."_s,
+        u"DATE"_s);
+    printManualPageOption.setFlags(QCommandLineOption::HiddenFromHelp);
     return {workspaceOption,     storeOption,           listenOption,          timeScaleOption,
             instanceLeaseOption, importWorkspaceOption, exportWorkspaceOption, noJitterOption,
             seedOption,          secretStoreOption,     secretsFileOption,     headerTimeoutOption,
             bodyTimeoutOption,   idleTimeoutOption,     maxConnectionsOption,  logFormatOption,
-            logLevelOption};
+            logLevelOption,      printManualPageOption};
 }
 
 Expected<DaemonOptions> DaemonOptions::parse(QCoreApplication &app)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(description());
-    parser.addHelpOption();
-    parser.addVersionOption();
+    const QCommandLineOption helpOption = parser.addHelpOption();
+    const QCommandLineOption versionOption = parser.addVersionOption();
     const QList<QCommandLineOption> table = optionTable();
     parser.addOptions(table);
     const auto option = [&table](QStringView name) -> const QCommandLineOption & {
@@ -179,12 +185,22 @@ Expected<DaemonOptions> DaemonOptions::parse(QCoreApplication &app)
     const QCommandLineOption &maxConnectionsOption = option(u"max-connections");
     const QCommandLineOption &logFormatOption = option(u"log-format");
     const QCommandLineOption &logLevelOption = option(u"log-level");
+    const QCommandLineOption &printManualPageOption = option(u"print-manpage");
     parser.process(app);
 
     if (!parser.positionalArguments().isEmpty())
         return Error(u"unexpected argument '%1' (see --help)"_s.arg(
             parser.positionalArguments().constFirst()));
     DaemonOptions options;
+    if (parser.isSet(printManualPageOption)) {
+        const QString date = parser.value(printManualPageOption);
+        options.manualDate = QDate::fromString(date, Qt::ISODate);
+        if (!options.manualDate.isValid() || date.size() != 10)
+            return Error(u"--print-manpage: must be a date YYYY-MM-DD (got '%1')"_s.arg(date));
+        options.action = Action::PrintManualPage;
+        options.documentedOptions = QList<QCommandLineOption> {helpOption, versionOption} + table;
+        return options;
+    }
     const QString logFormat = parser.value(logFormatOption);
     if (const auto format = Logging::formatFromName(logFormat))
         options.logFormat = *format;

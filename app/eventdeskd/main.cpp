@@ -7,6 +7,7 @@
 #include "DaemonOptions.h"
 #include "DeliveryLog.h"
 #include "Logging.h"
+#include "ManualPage.h"
 #include "ProcessSetup.h"
 #include "ServiceManager.h"
 #include "host/EngineWorker.h"
@@ -62,6 +63,13 @@ int main(int argc, char *argv[])
     if (!options) {
         printError(options.error());
         return 2;
+    }
+    if (options->action == DaemonOptions::Action::PrintManualPage) {
+        const QByteArray page
+            = ManualPage::render(DaemonOptions::description(), options->documentedOptions,
+                                 QCoreApplication::applicationVersion(), options->manualDate);
+        std::fwrite(page.constData(), 1, size_t(page.size()), stdout);
+        return std::fflush(stdout) == 0 ? 0 : 2;
     }
     Logging::installOutput(options->logFormat);
     Logging::setLevel(options->logLevel);
