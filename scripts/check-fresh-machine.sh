@@ -12,7 +12,8 @@
 #
 #   bookworm (default)  Debian 12: Qt 6.4, Node.js 18       trixie  Debian 13: Qt 6.8, Node.js 20
 #   --quick   scripts/run-tests.sh runs only the tests that depend on what the machine has
-#             installed (the official SDKs and Azurite on Node.js, the keychain, the .deb); the
+#             installed (the official SDKs and Azurite on Node.js, the keychain, the .deb, the
+#             systemd unit and the manual page); the
 #             install, the configure and the build of every target are the same as without it
 #   --keep    keep the root after the run (it is deleted otherwise; the logs always stay)
 #   --work    where the root and the logs go (default: a new folder under /tmp)
@@ -154,7 +155,7 @@ stamp() { while IFS= read -r line; do printf '%(%s)T %s\n' -1 "$line"; done; }
 
 # --- install, configure, build, test: the README's test command ---------------------------------
 test_arguments=""
-((quick)) && test_arguments="-R '^(conformance_.*|tst_azurite_deadletters|tst_keychain|packaging_deb)\$'"
+((quick)) && test_arguments="-R '^(conformance_.*|tst_azurite_deadletters|tst_keychain|packaging_deb|eventdeskd_service_unit|eventdeskd_manpage)\$'"
 step_start=$(printf '%(%s)T' -1)
 chroot "$root" "${in_root_env[@]}" CI=true bash -c "cd /src/eventdesk && timeout 5400 scripts/run-tests.sh $test_arguments" \
     2>&1 | stamp >"$work/tests.log"

@@ -20,6 +20,11 @@ packages=(
     # needs dpkg-dev and file; install, validate, screenshot).
     xvfb xauth curl sqlite3 openssl
     dpkg-dev file xdotool x11-utils imagemagick appstream desktop-file-utils
+    # eventdeskd as a service: systemd (systemd-analyze verifies the unit; its pkg-config file
+    # names the unit directory), man-db (renders the manual page), lintian (checks the .deb),
+    # adduser (the .deb's postinst creates the service's user), procps (/bin/kill, the unit's
+    # ExecReload).
+    systemd man-db lintian adduser procps
     # Benchmarks (bench/run.sh): the receiver and the load baseline.
     nginx wrk
     # The PostgreSQL store: libpq to build against (found through pkg-config), and the server its

@@ -31,14 +31,14 @@ Expected<int> parseTimeout(const QString &option, const QString &text)
 
 } // namespace
 
-Expected<DaemonOptions> DaemonOptions::parse(QCoreApplication &app)
+QString DaemonOptions::description()
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        u"EventDesk headless engine: Azure Event Grid delivery and retry semantics, durable, "
-        "with the topic endpoint POST /topics/<topic>/api/events."_s);
-    parser.addHelpOption();
-    parser.addVersionOption();
+    return u"EventDesk headless engine: Azure Event Grid delivery and retry semantics, durable, "
+           "with the topic endpoint POST /topics/<topic>/api/events."_s;
+}
+
+QList<QCommandLineOption> DaemonOptions::optionTable()
+{
     const QCommandLineOption workspaceOption(
         u"workspace"_s,
         u"Workspace folder (workspace.json, store, deadletters/). Created with a demo topic if "
@@ -127,17 +127,93 @@ Expected<DaemonOptions> DaemonOptions::parse(QCoreApplication &app)
         "the settings and test receivers of --workspace's workspace.json, to the workspace.json "
         "FILE (atomically), then exit."_s,
         u"FILE"_s);
-    parser.addOptions({workspaceOption, storeOption, listenOption, timeScaleOption,
-                       instanceLeaseOption, importWorkspaceOption, exportWorkspaceOption,
-                       noJitterOption, seedOption, secretStoreOption, secretsFileOption,
-                       headerTimeoutOption, bodyTimeoutOption, idleTimeoutOption,
-                       maxConnectionsOption});
+    const QCommandLineOption logFormatOption(
+        u"log-format"_s,
+        u"How log messages are written to standard error: text (default: one line "
+        "'category: message' each) or json (one JSON object a line with time, level, category, "
+        "message and the fields of a delivery, retry or dead letter: topic, subscription, "
+        "eventId, attempt, outcome, httpStatus, ...)."_s,
+        u"FORMAT"_s, u"text"_s);
+    const QCommandLineOption logLevelOption(
+        u"log-level"_s,
+        u"The least severe messages written: debug (also every successful delivery), info "
+        "(default: retries, dead letters, drops and the engine's events), warning or error. "
+        "QT_LOGGING_RULES refines it per category."_s,
+        u"LEVEL"_s, u"info"_s);
+    QCommandLineOption printManualPageOption(
+        u"print-manpage"_s,
+        u"Write the manual page eventdeskd(1), made from this option table and dated DATE "
+        "(YYYY-MM-DD), to standard output and exit (the build does)."_s,
+        u"DATE"_s);
+    printManualPageOption.setFlags(QCommandLineOption::HiddenFromHelp);
+    return {workspaceOption,     storeOption,           listenOption,          timeScaleOption,
+            instanceLeaseOption, importWorkspaceOption, exportWorkspaceOption, noJitterOption,
+            seedOption,          secretStoreOption,     secretsFileOption,     headerTimeoutOption,
+            bodyTimeoutOption,   idleTimeoutOption,     maxConnectionsOption,  logFormatOption,
+            logLevelOption,      printManualPageOption};
+}
+
+Expected<DaemonOptions> DaemonOptions::parse(QCoreApplication &app)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(description());
+    const QCommandLineOption helpOption = parser.addHelpOption();
+    const QCommandLineOption versionOption = parser.addVersionOption();
+    const QList<QCommandLineOption> table = optionTable();
+    parser.addOptions(table);
+    const auto option = [&table](QStringView name) -> const QCommandLineOption & {
+        for (const QCommandLineOption &candidate : table) {
+            if (candidate.names().constFirst() == name)
+                return candidate;
+        }
+        Q_UNREACHABLE();
+    };
+    const QCommandLineOption &workspaceOption = option(u"workspace");
+    const QCommandLineOption &storeOption = option(u"store");
+    const QCommandLineOption &listenOption = option(u"listen");
+    const QCommandLineOption &timeScaleOption = option(u"time-scale");
+    const QCommandLineOption &instanceLeaseOption = option(u"instance-lease");
+    const QCommandLineOption &importWorkspaceOption = option(u"import-workspace");
+    const QCommandLineOption &exportWorkspaceOption = option(u"export-workspace");
+    const QCommandLineOption &noJitterOption = option(u"no-jitter");
+    const QCommandLineOption &seedOption = option(u"jitter-seed");
+    const QCommandLineOption &secretStoreOption = option(u"secret-store");
+    const QCommandLineOption &secretsFileOption = option(u"secrets-file");
+    const QCommandLineOption &headerTimeoutOption = option(u"header-timeout");
+    const QCommandLineOption &bodyTimeoutOption = option(u"body-timeout");
+    const QCommandLineOption &idleTimeoutOption = option(u"idle-timeout");
+    const QCommandLineOption &maxConnectionsOption = option(u"max-connections");
+    const QCommandLineOption &logFormatOption = option(u"log-format");
+    const QCommandLineOption &logLevelOption = option(u"log-level");
+    const QCommandLineOption &printManualPageOption = option(u"print-manpage");
     parser.process(app);
 
     if (!parser.positionalArguments().isEmpty())
         return Error(u"unexpected argument '%1' (see --help)"_s.arg(
             parser.positionalArguments().constFirst()));
     DaemonOptions options;
+    if (parser.isSet(printManualPageOption)) {
+        const QString date = parser.value(printManualPageOption);
+        options.manualDate = QDate::fromString(date, Qt::ISODate);
+        if (!options.manualDate.isValid() || date.size() != 10)
+            return Error(u"--print-manpage: must be a date YYYY-MM-DD (got '%1')"_s.arg(date));
+        options.action = Action::PrintManualPage;
+        options.documentedOptions = QList<QCommandLineOption> {helpOption, versionOption} + table;
+        return options;
+    }
+    const QString logFormat = parser.value(logFormatOption);
+    if (const auto format = Logging::formatFromName(logFormat))
+        options.logFormat = *format;
+    else
+        return Error(u"--log-format: must be %1 (got '%2')"_s.arg(
+            Logging::formatNames().join(" or "_L1), logFormat));
+    const QString logLevel = parser.value(logLevelOption);
+    if (const auto level = Logging::levelFromName(logLevel))
+        options.logLevel = *level;
+    else
+        return Error(u"--log-level: must be %1 or %2 (got '%3')"_s.arg(
+            Logging::levelNames().mid(0, Logging::levelNames().size() - 1).join(", "_L1),
+            Logging::levelNames().constLast(), logLevel));
     EngineWorker::Settings &settings = options.settings;
     settings.storeLocation = parser.value(storeOption);
     if (const QString problem = storeLocationProblem(settings.storeLocation); !problem.isEmpty())

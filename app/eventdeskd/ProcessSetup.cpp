@@ -27,10 +27,12 @@ namespace {
 
 #ifdef Q_OS_UNIX
 int s_signalPipe[2] = {-1, -1};
+constexpr char TerminationByte = 'T';
+constexpr char ReloadByte = 'H';
 
-void onTerminationSignal(int)
+void onSignal(int signal)
 {
-    const char byte = 1;
+    const char byte = signal == SIGHUP ? ReloadByte : TerminationByte;
     // Only async-signal-safe work here: wake the event loop through the pipe.
     [[maybe_unused]] const auto written = ::write(s_signalPipe[0], &byte, 1);
 }
@@ -71,30 +73,51 @@ quint64 raiseOpenFileLimit()
 
 } // namespace
 
-void quitOnTermination(QCoreApplication &app)
+void ignoreHangupWhileStarting()
 {
 #ifdef Q_OS_UNIX
-    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, s_signalPipe) != 0)
+    struct sigaction action = {};
+    action.sa_handler = SIG_IGN;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGHUP, &action, nullptr);
+#endif
+}
+
+void handleSignals(QCoreApplication &app, std::function<void()> reload)
+{
+#ifdef Q_OS_UNIX
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s_signalPipe) != 0)
         return;
     auto *notifier = new QSocketNotifier(s_signalPipe[1], QSocketNotifier::Read, &app);
-    QObject::connect(notifier, &QSocketNotifier::activated, &app, [&app, notifier] {
-        notifier->setEnabled(false);
-        char byte;
-        [[maybe_unused]] const auto read = ::read(s_signalPipe[1], &byte, 1);
-        qCInfo(lcDaemon) << "termination signal received, shutting down";
-        app.quit();
-    });
+    QObject::connect(notifier, &QSocketNotifier::activated, &app,
+                     [&app, notifier, reload = std::move(reload)] {
+                         char byte = 0;
+                         if (::read(s_signalPipe[1], &byte, 1) != 1)
+                             return;
+                         if (byte == ReloadByte) {
+                             qCInfo(lcDaemon) << "SIGHUP received, reloading workspace.json";
+                             if (reload)
+                                 reload();
+                             return;
+                         }
+                         notifier->setEnabled(false);
+                         qCInfo(lcDaemon) << "termination signal received, shutting down";
+                         app.quit();
+                     });
     struct sigaction action = {};
-    action.sa_handler = onTerminationSignal;
+    action.sa_handler = onSignal;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
+    sigaction(SIGHUP, &action, nullptr);
 #elif defined(Q_OS_WIN)
     Q_UNUSED(app);
+    Q_UNUSED(reload);
     SetConsoleCtrlHandler(onConsoleControl, TRUE);
 #else
     Q_UNUSED(app);
+    Q_UNUSED(reload);
 #endif
 }
 

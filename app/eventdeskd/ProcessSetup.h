@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <functional>
+
 class QCoreApplication;
 
 namespace EventDesk {
@@ -12,9 +14,14 @@ struct HttpConnectionLimits;
 // requests to stop and the number of open files.
 namespace ProcessSetup {
 
+// Until handleSignals(), SIGHUP is ignored: the workspace.json being read at start is the newest,
+// and the default action would end the process while it opens its store.
+void ignoreHangupWhileStarting();
+
 // SIGINT / SIGTERM (a console's Ctrl+C / close on Windows) end app's event loop, so that
-// everything is committed and the workspace released before the process ends.
-void quitOnTermination(QCoreApplication &app);
+// everything is committed and the workspace released before the process ends. SIGHUP (Unix) calls
+// reload on the event loop's thread, as often as it comes.
+void handleSignals(QCoreApplication &app, std::function<void()> reload);
 
 // Every connection of the endpoint holds a file descriptor, and the usual soft limit (1024 on
 // Linux, 256 on macOS) is far below what the connection cap allows. Raises the soft limit to the

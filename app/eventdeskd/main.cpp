@@ -5,13 +5,15 @@
 // process's signals and its exit codes.
 
 #include "DaemonOptions.h"
+#include "DeliveryLog.h"
 #include "Logging.h"
+#include "ManualPage.h"
 #include "ProcessSetup.h"
+#include "ServiceManager.h"
 #include "host/EngineWorker.h"
 #include "host/SharedConfigurationTransfer.h"
 
 #include <QCoreApplication>
-#include <QLoggingCategory>
 
 #include <cstdio>
 
@@ -49,9 +51,9 @@ int transferConfiguration(const DaemonOptions &options)
 
 int main(int argc, char *argv[])
 {
-    // Debug output of the engine is opt-in (QT_LOGGING_RULES="eventdesk.*.debug=true").
-    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"))
-        QLoggingCategory::setFilterRules(u"eventdesk.*.debug=false"_s);
+    // Until the command line says otherwise: EventDesk's debug messages are opt-in.
+    Logging::setLevel(Logging::Level::Info);
+    ProcessSetup::ignoreHangupWhileStarting();
     QCoreApplication app(argc, argv);
     QCoreApplication::setOrganizationName(u"EventDesk"_s);
     QCoreApplication::setApplicationName(u"eventdeskd"_s);
@@ -62,6 +64,15 @@ int main(int argc, char *argv[])
         printError(options.error());
         return 2;
     }
+    if (options->action == DaemonOptions::Action::PrintManualPage) {
+        const QByteArray page
+            = ManualPage::render(DaemonOptions::description(), options->documentedOptions,
+                                 QCoreApplication::applicationVersion(), options->manualDate);
+        std::fwrite(page.constData(), 1, size_t(page.size()), stdout);
+        return std::fflush(stdout) == 0 ? 0 : 2;
+    }
+    Logging::installOutput(options->logFormat);
+    Logging::setLevel(options->logLevel);
     if (options->action != DaemonOptions::Action::Run)
         return transferConfiguration(options.value());
     ProcessSetup::fitConnectionsToOpenFiles(options->settings.connectionLimits,
@@ -84,10 +95,25 @@ int main(int argc, char *argv[])
         return 2;
     }
 
-    ProcessSetup::quitOnTermination(app);
+    const DeliveryLog deliveryLog(&worker.engine());
+    // SIGHUP: workspace.json again, without a restart. A file that is not valid leaves the
+    // running configuration as it is: a typo must not take the service down.
+    ProcessSetup::handleSignals(app, [&worker, listenUrl = started.listenUrl] {
+        ServiceManager::notifyReloading();
+        const Expected<QString> reloaded = worker.reloadWorkspace();
+        if (reloaded)
+            qCInfo(lcDaemon).noquote() << "reloaded workspace.json:" << reloaded.value();
+        else
+            qCCritical(lcDaemon).noquote()
+                << "workspace.json not reloaded, the running configuration stays:"
+                << reloaded.error();
+        ServiceManager::notifyReady(listenUrl);
+    });
     std::printf("EventDesk listening on %s\n", qPrintable(started.listenUrl));
     std::fflush(stdout);
+    ServiceManager::notifyReady(started.listenUrl);
     const int exitCode = app.exec();
+    ServiceManager::notifyStopping();
     worker.shutdown(); // everything committed, the workspace released
     qCInfo(lcDaemon) << "stopped";
     return exitCode;

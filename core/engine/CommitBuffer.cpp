@@ -82,9 +82,13 @@ StoreBatch CommitBuffer::takeBatch()
             if (entry.eventId.isEmpty())
                 entry.eventId = idBySeq.value(seq);
             m_batch.drops.append(entry);
+            m_signals.raiseDropped(entry);
         }
         m_drops.clear();
     }
+    // Only this batch's: a failed commit's dead letters were reported when first taken.
+    for (const DeadLetterEntry &entry : std::as_const(m_batch.deadLetters))
+        m_signals.raiseDeadLettered(entry);
     StoreBatch batch = std::exchange(m_unwritten, {});
     append(batch, std::exchange(m_batch, {}));
     return batch;

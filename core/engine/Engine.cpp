@@ -94,6 +94,8 @@ Engine::Engine(Clock *clock, QNetworkAccessManager *network, DeliveryStore *stor
         units.scheduler.onAlarm();
     });
     connect(&units.signals, &EngineSignals::attemptLogged, this, &Engine::attemptLogged);
+    connect(&units.signals, &EngineSignals::deadLettered, this, &Engine::deadLettered);
+    connect(&units.signals, &EngineSignals::dropped, this, &Engine::dropped);
     connect(&units.signals, &EngineSignals::probationChanged, this, &Engine::probationChanged);
     connect(&units.signals, &EngineSignals::provisioningChanged, this,
             &Engine::provisioningChanged);

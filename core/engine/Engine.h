@@ -157,6 +157,11 @@ public:
 
 Q_SIGNALS:
     void attemptLogged(const EventDesk::AttemptLogEntry &entry);
+    // An event's delivery ended in its dead-letter destination (the blob is written; the index
+    // row goes with the next commit), or was dropped (SPEC L1, L4): for logs, on the engine's
+    // thread, once each.
+    void deadLettered(const EventDesk::DeadLetterEntry &entry);
+    void dropped(const EventDesk::DroppedEntry &entry);
     void probationChanged(const QString &topic, const QString &subscription);
     void provisioningChanged(const QString &topic, const QString &subscription);
     void storeError(const QString &message);

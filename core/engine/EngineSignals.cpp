@@ -54,6 +54,16 @@ void EngineSignals::raiseAttemptLogged(const AttemptLogEntry &entry)
     raise([this, entry] { Q_EMIT attemptLogged(entry); });
 }
 
+void EngineSignals::raiseDeadLettered(const DeadLetterEntry &entry)
+{
+    raise([this, entry] { Q_EMIT deadLettered(entry); });
+}
+
+void EngineSignals::raiseDropped(const DroppedEntry &entry)
+{
+    raise([this, entry] { Q_EMIT dropped(entry); });
+}
+
 void EngineSignals::raiseProbationChanged(const QString &topic, const QString &subscription)
 {
     raise([this, topic, subscription] { Q_EMIT probationChanged(topic, subscription); });

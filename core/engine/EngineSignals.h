@@ -36,12 +36,16 @@ public:
     void emitDeferred();
 
     void raiseAttemptLogged(const AttemptLogEntry &entry);
+    void raiseDeadLettered(const DeadLetterEntry &entry);
+    void raiseDropped(const DroppedEntry &entry);
     void raiseProbationChanged(const QString &topic, const QString &subscription);
     void raiseProvisioningChanged(const QString &topic, const QString &subscription);
     void raiseStoreError(const QString &message);
 
 Q_SIGNALS:
     void attemptLogged(const EventDesk::AttemptLogEntry &entry);
+    void deadLettered(const EventDesk::DeadLetterEntry &entry);
+    void dropped(const EventDesk::DroppedEntry &entry);
     void probationChanged(const QString &topic, const QString &subscription);
     void provisioningChanged(const QString &topic, const QString &subscription);
     void storeError(const QString &message);

@@ -283,6 +283,35 @@ void EngineWorker::followSharedConfiguration(qint64 appliedRevision, const QStri
     m_configurationWatcher->start();
 }
 
+Expected<QString> EngineWorker::reloadWorkspace()
+{
+    if (!m_engine)
+        return Error(u"the workspace is not open"_s);
+    auto read = WorkspaceFolder::read(m_directory);
+    if (!read)
+        return Error(read.error());
+    Workspace next = std::move(read).value();
+    const bool shared = m_store->sharedConfiguration() != nullptr;
+    if (shared)
+        next = SharedWorkspace::withTopics(next, m_workspace.topics);
+    if (auto prepared = WorkspaceFolder::prepareDeadLetterContainers(m_directory, next); !prepared)
+        return Error(prepared.error());
+    // As at start: the secrets of the new subscriptions are there before they deliver.
+    if (m_headlessSecrets)
+        m_headlessSecrets->reopen(m_directory, next);
+    if (auto applied = m_engine->applyWorkspace(next); !applied)
+        return Error(applied.error());
+    m_workspace = next;
+    qsizetype subscriptions = 0;
+    for (const Topic &topic : std::as_const(m_workspace.topics))
+        subscriptions += topic.eventSubscriptions.size();
+    return u"%1 topic(s)%2, %3 event subscription(s), %4 test receiver(s)"_s
+        .arg(m_workspace.topics.size())
+        .arg(shared ? u" (the shared store's)"_s : QString())
+        .arg(subscriptions)
+        .arg(m_workspace.receivers.size());
+}
+
 void EngineWorker::emitSnapshot()
 {
     if (!m_engine)

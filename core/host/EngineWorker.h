@@ -113,6 +113,11 @@ public:
     StartResult start(const Settings &settings);
     // Stops the engine, commits and closes the store, then releases the workspace.
     void shutdown();
+    // Reads workspace.json again and runs what it says from now on (eventdeskd's SIGHUP): its
+    // topics, subscriptions, receivers and settings, their secrets loaded first (secrets given
+    // by Settings::headlessSecrets only). On a shared store the topics stay the store's. A file
+    // that cannot be read or is not valid is an error and changes nothing. Says what runs now.
+    Expected<QString> reloadWorkspace();
 
     // The workspace folder, once started.
     const QString &directory() const { return m_directory; }

@@ -56,8 +56,9 @@ bool needsStore(const Workspace &workspace)
         return true;
     for (const SecretRequirement &requirement : SecretCache::requirements(workspace)) {
         if (requirement.required
-            && qEnvironmentVariableIsEmpty(
-                SecretKeys::environmentVariable(requirement.key).toLatin1().constData()))
+            && EnvironmentSecretStore::processValue(
+                   SecretKeys::environmentVariable(requirement.key))
+                   .isEmpty())
             return true;
     }
     return false;
@@ -96,6 +97,13 @@ Expected<std::unique_ptr<HeadlessSecrets>> HeadlessSecrets::open(const QString &
                       *secrets->m_cache);
     secrets->reload(workspace); // logs every secret that is unavailable
     return secrets;
+}
+
+void HeadlessSecrets::reopen(const QString &workspaceDirectory, Workspace &workspace)
+{
+    moveInlineSecrets(workspaceDirectory, workspace, m_store ? m_store.get() : &m_environment,
+                      *m_cache);
+    reload(workspace);
 }
 
 void HeadlessSecrets::reload(const Workspace &workspace)

@@ -39,6 +39,10 @@ public:
     // Loads the secrets of workspace (another configuration of the same instance), waiting until
     // the stores answered.
     void reload(const Workspace &workspace);
+    // The workspace's workspace.json was read again (eventdeskd's SIGHUP): moves the secret header
+    // values written into it as open() does (to the store chosen at start; without one they stay
+    // in the file and serve this run), then loads what workspace needs.
+    void reopen(const QString &workspaceDirectory, Workspace &workspace);
 
 private:
     HeadlessSecrets() = default;

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "SecretStore.h"
 
+#include "../Logging.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -294,11 +296,35 @@ EnvironmentSecretStore::EnvironmentSecretStore(Lookup lookup, QObject *parent)
     : SecretStore(parent)
     , m_lookup(std::move(lookup))
 {
-    if (!m_lookup) {
-        m_lookup = [](const QString &variable) {
-            return qEnvironmentVariable(variable.toLatin1().constData());
-        };
+    if (!m_lookup)
+        m_lookup = processValue;
+}
+
+QString EnvironmentSecretStore::processValue(const QString &variable)
+{
+    const QString value = qEnvironmentVariable(variable.toLatin1().constData());
+    if (!value.isEmpty())
+        return value;
+    const QString directory = qEnvironmentVariable("CREDENTIALS_DIRECTORY");
+    if (directory.isEmpty())
+        return {};
+    // Variable names hold A-Z, 0-9 and _ only: the name cannot leave the folder.
+    QFile file(QDir(directory).filePath(variable));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    constexpr qint64 MaxCredentialBytes = 64 * 1024; // far above any key or connection string
+    QByteArray bytes = file.read(MaxCredentialBytes + 1);
+    if (bytes.size() > MaxCredentialBytes) {
+        qCWarning(lcSecrets).noquote()
+            << u"the credential %1 is larger than %2 bytes: not used"_s.arg(file.fileName())
+                   .arg(MaxCredentialBytes);
+        return {};
     }
+    if (bytes.endsWith('\n'))
+        bytes.chop(1);
+    if (bytes.endsWith('\r'))
+        bytes.chop(1);
+    return QString::fromUtf8(bytes);
 }
 
 void EnvironmentSecretStore::read(const QString &key, ReadCallback done)
@@ -322,7 +348,9 @@ void EnvironmentSecretStore::remove(const QString &key, DoneCallback done)
 
 QString EnvironmentSecretStore::description() const
 {
-    return u"environment variables"_s;
+    return qEnvironmentVariableIsEmpty("CREDENTIALS_DIRECTORY")
+        ? u"environment variables"_s
+        : u"environment variables and systemd credentials"_s;
 }
 
 } // namespace EventDesk

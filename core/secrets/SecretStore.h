@@ -153,15 +153,21 @@ private:
 };
 
 // eventdeskd on servers and CI: secrets from environment variables (SecretKeys::
-// environmentVariable). Read-only.
+// environmentVariable), or from systemd's credentials of the same names. Read-only.
 class EnvironmentSecretStore final : public SecretStore
 {
     Q_OBJECT
 
 public:
-    // lookup: the environment (qEnvironmentVariable) unless a test hands in another.
+    // lookup: processValue unless a test hands in another.
     using Lookup = std::function<QString(const QString &variable)>;
     explicit EnvironmentSecretStore(Lookup lookup = {}, QObject *parent = nullptr);
+
+    // The process's value of variable: the environment variable, else the file of that name in
+    // $CREDENTIALS_DIRECTORY (a systemd unit's LoadCredential=, which keeps the secret out of the
+    // environment other processes of the user may read), without one trailing line break. Empty
+    // when neither has it.
+    static QString processValue(const QString &variable);
 
     void read(const QString &key, ReadCallback done) override;
     void write(const QString &key, const QString &value, DoneCallback done) override;

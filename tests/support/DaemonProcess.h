@@ -17,6 +17,8 @@
 #include <QStringList>
 #include <QUrl>
 
+#include <functional>
+
 namespace EventDesk::Testing {
 
 // The answer to one HTTP request sent by DaemonProcess.
@@ -49,6 +51,12 @@ public:
     void setJitter(bool enabled) { m_jitter = enabled; }
     void setEnvironmentVariable(const QString &name, const QString &value);
     void setExtraArguments(const QStringList &arguments) { m_extraArguments = arguments; }
+    // Runs in the daemon's process between fork and exec (Unix): e.g. a restriction the
+    // process then lives under, as a service manager would set it.
+    void setChildProcessModifier(const std::function<void()> &modifier)
+    {
+        m_process.setChildProcessModifier(modifier);
+    }
 
     // Starts the daemon and waits for its "EventDesk listening on http://..." line. Returns
     // false if it exited or did not get ready in time; standardError() then says why.
