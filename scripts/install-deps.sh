@@ -38,9 +38,12 @@ packages=(
 # packages support.
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 
-# Qt's OpenGL module (a dependency of Qt6Charts' CMake files) has its own -dev package up to
-# Debian 12 and is part of qt6-base-dev from Debian 13 on: ask the package index which it is.
-release_packages=(libqt6opengl6-dev)
+# Packages that exist on one release only, asked of the package index:
+# - Qt's OpenGL module (a dependency of Qt6Charts' CMake files) has its own -dev package up to
+#   Debian 12 and is part of qt6-base-dev from Debian 13 on;
+# - systemd's pkg-config file (where the .deb puts eventdeskd.service) is in package systemd up to
+#   Debian 12 and in systemd-dev from Debian 13 on.
+release_packages=(libqt6opengl6-dev systemd-dev)
 
 export DEBIAN_FRONTEND=noninteractive
 

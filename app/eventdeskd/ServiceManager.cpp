@@ -6,6 +6,8 @@
 
 #include <QString>
 
+#include <utility>
+
 #ifdef Q_OS_LINUX
 #include <cerrno>
 #include <cstddef>
