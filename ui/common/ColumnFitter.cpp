@@ -78,7 +78,7 @@ bool ElidedTextToolTipDelegate::helpEvent(QHelpEvent *event, QAbstractItemView *
                                           const QModelIndex &index)
 {
     if (event->type() != QEvent::ToolTip || !view || !index.isValid())
-        return QStyledItemDelegate::helpEvent(event, view, option, index);
+        return CachedTextDelegate::helpEvent(event, view, option, index);
     const QString text = toolTip(view, index);
     if (text.isEmpty()) {
         QToolTip::hideText();

@@ -2,10 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "CachedTextDelegate.h"
+
 #include <QElapsedTimer>
 #include <QObject>
 #include <QSet>
-#include <QStyledItemDelegate>
 
 class QAbstractItemView;
 class QTableView;
@@ -15,13 +16,14 @@ namespace EventDesk::Ui {
 
 // A delegate that, when a cell's text does not fit its column and is drawn elided, shows the
 // whole text as the cell's tooltip (followed by the model's own tooltip, when it has one and
-// says something else). Cells that fit keep the model's tooltip.
-class ElidedTextToolTipDelegate final : public QStyledItemDelegate
+// says something else). Cells that fit keep the model's tooltip. Texts are drawn from a cache
+// of shaped text (CachedTextDelegate).
+class ElidedTextToolTipDelegate final : public CachedTextDelegate
 {
     Q_OBJECT
 
 public:
-    using QStyledItemDelegate::QStyledItemDelegate;
+    using CachedTextDelegate::CachedTextDelegate;
 
     // Whether the view draws the index's text elided at its current column width.
     static bool isElided(const QAbstractItemView *view, const QModelIndex &index);
