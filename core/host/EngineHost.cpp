@@ -2,10 +2,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "EngineHost.h"
 
+#include "../Logging.h"
 #include "../engine/Engine.h"
 #include "../store/sqlite/SqliteDeliveryStore.h"
 #include "../workspace/WorkspaceFolder.h"
 #include "StoreMonitor.h"
+#include "ThreadPriority.h"
 
 #include <QDir>
 #include <QPointer>
@@ -77,6 +79,9 @@ void EngineHost::start(Config config, const std::function<void(const Workspace &
     QMetaObject::invokeMethod(
         worker,
         [worker, config, self, generation] {
+            // Before the engine starts its lanes and pools: they inherit the engine thread's.
+            if (config.backgroundPriority && !lowerCurrentThreadPriority())
+                qCWarning(lcDelivery, "could not lower the engine threads' priority");
             auto result = std::make_shared<EngineWorker::StartResult>(worker->start(config));
             QMetaObject::invokeMethod(
                 self,

@@ -75,6 +75,9 @@ public:
         // How often snapshotReady() and attemptsLogged() report to the views; 0: never (nothing
         // watches a headless engine, and its deliveries then cost nothing for views).
         int snapshotIntervalMs = 250;
+        // EngineHost::start(): run the engine's threads below the priority of the thread that
+        // starts it (lowerCurrentThreadPriority()), as the app does for its window's sake.
+        bool backgroundPriority = false;
         // EngineHost::monitor(): how often the read-only monitor reads the owner's store.
         int monitorIntervalMs = 1000;
         // Secret header values, topic keys and storage account keys (docs/eventdeskd.md "Secrets").
