@@ -185,11 +185,10 @@ DashboardView::DashboardView(QWidget *parent)
     layout->addWidget(splitter, 1);
 
     connect(m_selectionCombo, &QComboBox::activated, this, &DashboardView::selectionComboChanged);
-    m_refreshTimer->setInterval(RefreshIntervalMs);
-    connect(m_refreshTimer, &QTimer::timeout, this, [this] {
-        if (m_dirty && isVisible())
-            refresh();
-    });
+    // Each chart is redrawn every RefreshIntervalMs, the four in turn: updating a chart lays it
+    // out again (milliseconds of this thread), and four at once would hold the window that long.
+    m_refreshTimer->setInterval(RefreshIntervalMs / ChartCount);
+    connect(m_refreshTimer, &QTimer::timeout, this, &DashboardView::refreshNextChart);
     m_refreshTimer->start();
 
     rebuildSelectionCombo();
@@ -268,7 +267,7 @@ void DashboardView::addSnapshot(const EventDesk::EngineSnapshot &snapshot, qint6
     m_timeline->addSnapshot(snapshot);
     if (m_history.subscriptionKeys() != before)
         rebuildSelectionCombo();
-    m_dirty = true;
+    m_dirtyCharts = AllCharts;
 }
 
 QString DashboardView::selectionKey() const
@@ -361,7 +360,26 @@ void DashboardView::showEvent(QShowEvent *event)
 
 void DashboardView::refresh()
 {
-    m_dirty = false;
+    refreshCharts(AllCharts);
+}
+
+void DashboardView::refreshNextChart()
+{
+    if (m_dirtyCharts == 0 || !isVisible())
+        return;
+    for (int i = 0; i < ChartCount; ++i) {
+        const int chart = (m_nextChart + i) % ChartCount;
+        if (m_dirtyCharts & (1u << chart)) {
+            m_nextChart = (chart + 1) % ChartCount;
+            refreshCharts(1u << chart);
+            return;
+        }
+    }
+}
+
+void DashboardView::refreshCharts(unsigned charts)
+{
+    m_dirtyCharts &= ~charts;
     const QList<DashboardHistory::Sample> samples = m_history.samples(selectionKey());
     const qint64 latest = samples.isEmpty() ? 0 : samples.last().realTimeMs;
     const auto x = [latest](const DashboardHistory::Sample &sample) {
@@ -369,11 +387,12 @@ void DashboardView::refresh()
     };
 
     // Per-outcome failure series exist for the outcomes the selection has seen.
+    const bool failures = charts & FailuresChart;
     QSet<DeliveryOutcome> outcomes;
     for (const DashboardHistory::Sample &sample : samples)
         for (auto it = sample.failedPerSecondByOutcome.cbegin(); it != sample.failedPerSecondByOutcome.cend(); ++it)
             outcomes.insert(it.key());
-    for (auto it = m_failedByOutcome.begin(); it != m_failedByOutcome.end();) {
+    for (auto it = m_failedByOutcome.begin(); failures && it != m_failedByOutcome.end();) {
         if (!outcomes.contains(it.key())) {
             m_failures.chart->removeSeries(it.value());
             delete it.value();
@@ -386,6 +405,8 @@ void DashboardView::refresh()
     std::sort(sortedOutcomes.begin(), sortedOutcomes.end());
     QHash<QRgb, int> sameColour;
     for (const DeliveryOutcome outcome : std::as_const(sortedOutcomes)) {
+        if (!failures)
+            break;
         // Outcomes of one family share a colour (Format.h); the pen style tells them apart.
         const QColor color = outcomeColor(outcome, palette());
         const int nth = sameColour[color.rgb()]++;
@@ -436,15 +457,23 @@ void DashboardView::refresh()
         }
         queueMax = std::max({queueMax, sample.backlog, sample.inFlight});
     }
-    m_delivered->replace(delivered);
-    m_deadLettered->replace(deadLettered);
-    m_dropped->replace(dropped);
-    m_failedTotal->replace(failed);
-    m_backlog->replace(backlog);
-    m_inFlight->replace(inFlight);
+    if (charts & ThroughputChart) {
+        m_delivered->replace(delivered);
+        m_deadLettered->replace(deadLettered);
+        m_dropped->replace(dropped);
+    }
+    if (failures) {
+        m_failedTotal->replace(failed);
+        for (auto it = m_failedByOutcome.cbegin(); it != m_failedByOutcome.cend(); ++it)
+            it.value()->replace(failedByOutcome.value(it.key()));
+    }
+    if (charts & QueueChart) {
+        m_backlog->replace(backlog);
+        m_inFlight->replace(inFlight);
+    }
     // Latency has no value while nothing answers (a subscription in probation): split the line
     // where points are missing instead of drawing a misleading ramp across the gap.
-    {
+    if (charts & LatencyChart) {
         QList<QList<QPointF>> segments{{}};
         double typicalStep = 0;
         if (count > 1)
@@ -473,8 +502,6 @@ void DashboardView::refresh()
             m_latencyGapSegments.at(i)->replace(i + 1 < segments.size() ? segments.at(i + 1) : QList<QPointF>());
         }
     }
-    for (auto it = m_failedByOutcome.cbegin(); it != m_failedByOutcome.cend(); ++it)
-        it.value()->replace(failedByOutcome.value(it.key()));
     describeCharts(bins.isEmpty() ? nullptr : &bins.last(),
                    samples.isEmpty() ? nullptr : &samples.last(), sortedOutcomes);
 
@@ -497,10 +524,14 @@ void DashboardView::refresh()
                 box.yAxis->setLabelFormat(format);
         }
     };
-    scale(m_throughput, throughputMax, span);
-    scale(m_failures, failureMax, span);
-    scale(m_queue, queueMax, span);
-    scale(m_latency, std::max(latencyMax, 1.0), span);
+    if (charts & ThroughputChart)
+        scale(m_throughput, throughputMax, span);
+    if (failures)
+        scale(m_failures, failureMax, span);
+    if (charts & QueueChart)
+        scale(m_queue, queueMax, span);
+    if (charts & LatencyChart)
+        scale(m_latency, std::max(latencyMax, 1.0), span);
 
     const double timeScale = m_history.engineTimeScale();
     m_rateNote->setText(timeScale > 1.5 ? tr("Rates are per second of real time; engine time runs %1× faster.")

@@ -60,6 +60,8 @@ public:
 
 public Q_SLOTS:
     void refresh(); // redraws the charts and headlines now
+    // One step of the refresh timer: redraws the next chart behind the history, if any.
+    void refreshNextChart();
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -74,7 +76,18 @@ private:
         QValueAxis *yAxis = nullptr;
     };
 
+    // The four charts, refreshed one at a time (refreshCharts()).
+    enum Chart : unsigned {
+        ThroughputChart = 1,
+        FailuresChart = 2,
+        QueueChart = 4,
+        LatencyChart = 8,
+        AllCharts = 15,
+    };
+    static constexpr int ChartCount = 4;
+
     ChartBox createChart(const QString &title, const QString &yTitle);
+    void refreshCharts(unsigned charts);
     QLineSeries *addSeries(ChartBox &box, const QString &name, const QColor &color,
                            Qt::PenStyle style = Qt::SolidLine);
     void rebuildSelectionCombo();
@@ -90,7 +103,8 @@ private:
     DashboardHistory m_history;
     QElapsedTimer m_clock;
     QTimer *m_refreshTimer = nullptr;
-    bool m_dirty = false;
+    unsigned m_dirtyCharts = 0; // Chart flags: the charts behind the history
+    int m_nextChart = 0; // the one refreshNextChart() looks at first
 
     QString m_selectedTopic;
     QString m_selectedSubscription;

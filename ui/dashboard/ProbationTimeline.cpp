@@ -70,10 +70,24 @@ public:
 
     int nameWidth() const
     {
-        int widest = fontMetrics().horizontalAdvance(tr("Subscription"));
-        for (const ProbationTimeline::Row &row : m_timeline->m_rows)
-            widest = std::max(widest, fontMetrics().horizontalAdvance(rowName(row)));
-        return std::min(widest + dotSize() + 30, width() * 2 / 5);
+        // Measuring is shaping text: done again only when the names or the font change, not at
+        // every paint and tooltip.
+        const auto &rows = m_timeline->m_rows;
+        const bool same = m_measuredFont == font() && m_measuredNames.size() == rows.size()
+            && std::equal(rows.cbegin(), rows.cend(), m_measuredNames.cbegin(),
+                          [](const ProbationTimeline::Row &row, const auto &name) {
+                              return row.topic == name.first && row.subscription == name.second;
+                          });
+        if (!same) {
+            m_measuredFont = font();
+            m_measuredNames.clear();
+            m_widestName = fontMetrics().horizontalAdvance(tr("Subscription"));
+            for (const ProbationTimeline::Row &row : rows) {
+                m_measuredNames.append({row.topic, row.subscription});
+                m_widestName = std::max(m_widestName, fontMetrics().horizontalAdvance(rowName(row)));
+            }
+        }
+        return std::min(m_widestName + dotSize() + 30, width() * 2 / 5);
     }
 
     static QString rowName(const ProbationTimeline::Row &row) { return row.topic + u" / "_s + row.subscription; }
@@ -161,7 +175,7 @@ protected:
         return text;
     }
 
-    void paintEvent(QPaintEvent *) override
+    void paintEvent(QPaintEvent *event) override
     {
         QPainter painter(this);
         painter.setRenderHint(QPainter::Antialiasing);
@@ -178,10 +192,14 @@ protected:
             return;
         }
 
-        // Rows: alternating background, selection, name with a state dot.
+        // Rows: alternating background, selection, name with a state dot. Only the rows in the
+        // area being painted: names are shaped text, and a workspace may have hundreds of rows.
+        const QRect exposed = event->rect();
         for (int i = 0; i < rows.size(); ++i) {
             const ProbationTimeline::Row &row = rows.at(i);
             const QRect rowRect(0, plot.top() + i * rowH, width(), rowH);
+            if (!rowRect.intersects(exposed))
+                continue;
             if (i % 2 == 1)
                 painter.fillRect(rowRect, pal.color(QPalette::AlternateBase));
             if (row.topic == m_timeline->m_selectedTopic && row.subscription == m_timeline->m_selectedSubscription) {
@@ -240,6 +258,8 @@ protected:
         painter.setClipRect(QRect(plot.left(), plot.top(), plot.width() + 1, rowsBottom - plot.top()));
         for (int i = 0; i < rows.size(); ++i) {
             const QRect rowRect(plot.left(), plot.top() + i * rowH, plot.width(), rowH);
+            if (!rowRect.intersects(exposed))
+                continue;
             for (const ProbationTimeline::Period &period : rows.at(i).periods) {
                 const qint64 end = period.isOngoing() ? now : period.endMs;
                 if (end < now - window)
@@ -271,6 +291,9 @@ protected:
 
 private:
     ProbationTimeline *m_timeline;
+    mutable QFont m_measuredFont;
+    mutable QList<std::pair<QString, QString>> m_measuredNames;
+    mutable int m_widestName = 0;
 };
 
 ProbationTimeline::ProbationTimeline(QWidget *parent)

@@ -56,6 +56,7 @@ private Q_SLOTS:
     void pointCountStaysBounded();
     void steadyRateDrawsAFlatLine();
     void axisKeepsItsRangeWhileTheRateWobbles();
+    void chartsAreRedrawnOneAtATime();
     void chartsHaveAccessibleNamesAndValues();
     void chartsFollowADarkPalette();
     void selectionFiltersToOneSubscription();
@@ -117,6 +118,46 @@ void TestDashboard::ratesFromCounterDifferences()
     QCOMPARE(view.headline(u"Failed"_s), QLocale().toString(11));
     QCOMPARE(view.headline(u"Backlog"_s), QLocale().toString(17));
     QCOMPARE(view.headline(u"Average latency"_s), u"50 ms"_s);
+}
+
+void TestDashboard::chartsAreRedrawnOneAtATime()
+{
+    DashboardView view;
+    view.resize(1000, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    // No event loop from here on: only the calls below redraw.
+    EngineSnapshot snapshot;
+    snapshot.nowMs = 1'000'000;
+    SubscriptionSnapshot orders = subscription(u"orders"_s, u"api"_s);
+    snapshot.subscriptions = {orders};
+    view.addSnapshot(snapshot, 0);
+    orders.delivered = 100;
+    orders.failedByOutcome = {{DeliveryOutcome::Busy, 5}};
+    orders.latencySumMs = 100;
+    orders.latencyCount = 10;
+    orders.backlog = 42;
+    snapshot.nowMs += 250;
+    snapshot.subscriptions = {orders};
+    view.addSnapshot(snapshot, 250);
+
+    const auto drawn = [&view] {
+        QStringList charts;
+        for (const QString &series : {u"Delivered"_s, u"Failed (all outcomes)"_s, u"Backlog"_s,
+                                      u"Average latency"_s}) {
+            if (!view.chartPoints(series).isEmpty())
+                charts.append(series);
+        }
+        return charts;
+    };
+    QCOMPARE(drawn(), QStringList());
+    view.refreshNextChart();
+    QCOMPARE(drawn(), QStringList {u"Delivered"_s});
+    view.refreshNextChart();
+    QCOMPARE(drawn().size(), 2);
+    view.refreshNextChart();
+    view.refreshNextChart();
+    QCOMPARE(drawn().size(), 4);
 }
 
 void TestDashboard::firstSnapshotIsOnlyABaseline()
