@@ -4,10 +4,11 @@
 
 namespace EventDesk {
 
-// How much lower than its creator's a background thread's priority is: a nice value's step on
-// Linux (of 0 to 19; 5 gives the other threads three times its share of a core when both want
-// one), QThread::LowPriority elsewhere.
-inline constexpr int BackgroundNiceIncrement = 5;
+// How much lower than its creator's a background thread's priority is: nice values on Linux
+// (of 0 to 19; 10 gives a thread of normal priority nine times the share of a core of the
+// background thread when both want one; benchmark 5's longest stalls were 15-20 ms with 10
+// against 19-35 ms with 5), QThread::LowPriority elsewhere.
+inline constexpr int BackgroundNiceIncrement = 10;
 
 // Lowers the calling thread's scheduling priority, and with it that of every thread it starts
 // from now on (Linux: a thread inherits its creator's nice value; elsewhere QThread's
