@@ -124,8 +124,11 @@ FilterBar::FilterBar(const Fields &fields, QWidget *parent)
         lastLine = secondLine;
     }
 
-    m_summary = new QLabel(this);
+    // Its count changes several times a second while rows arrive: a steady size, so that a new
+    // count repaints the label and does not lay the filter bar out again.
+    m_summary = new SteadyLabel(QString(), this);
     m_summary->setObjectName(u"countLabel"_s);
+    m_summary->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     lastLine->addStretch();
     lastLine->addWidget(m_summary);
@@ -218,7 +221,7 @@ void FilterBar::applyNow()
 
 void FilterBar::setSummary(const QString &text, const QString &toolTip)
 {
-    m_summary->setText(text);
+    m_summary->setSteadyText(text);
     m_summary->setToolTip(toolTip);
 }
 

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "SteadyLabel.h"
 #include "rules/DeliveryOutcome.h"
 
 #include <QList>
@@ -138,7 +139,7 @@ private:
     QDateTimeEdit *m_fromEdit = nullptr;
     QCheckBox *m_toCheck = nullptr;
     QDateTimeEdit *m_toEdit = nullptr;
-    QLabel *m_summary = nullptr;
+    SteadyLabel *m_summary = nullptr;
     QAction *m_findAction = nullptr;
     QTimer *m_typingTimer = nullptr;
     FilterQuery m_emitted;
