@@ -70,6 +70,18 @@ const QString BacklogName = u"Backlog"_s;
 const QString InFlightName = u"In flight"_s;
 const QString LatencyName = u"Average latency"_s;
 
+// Replaces a line's points. A line of one point draws nothing (the first sample of a rate, a
+// latency between two gaps): such a point is drawn as a marker.
+void setPoints(QLineSeries *series, const QList<QPointF> &points)
+{
+    series->replace(points);
+    const bool lone = points.size() == 1;
+    if (series->pointsVisible() != lone) {
+        series->setMarkerSize(std::max(6.0, 3.0 * series->pen().widthF()));
+        series->setPointsVisible(lone);
+    }
+}
+
 QColor blend(const QColor &a, const QColor &b, double amountOfB)
 {
     return QColor::fromRgbF(float(a.redF() * (1 - amountOfB) + b.redF() * amountOfB),
@@ -458,18 +470,18 @@ void DashboardView::refreshCharts(unsigned charts)
         queueMax = std::max({queueMax, sample.backlog, sample.inFlight});
     }
     if (charts & ThroughputChart) {
-        m_delivered->replace(delivered);
-        m_deadLettered->replace(deadLettered);
-        m_dropped->replace(dropped);
+        setPoints(m_delivered, delivered);
+        setPoints(m_deadLettered, deadLettered);
+        setPoints(m_dropped, dropped);
     }
     if (failures) {
-        m_failedTotal->replace(failed);
+        setPoints(m_failedTotal, failed);
         for (auto it = m_failedByOutcome.cbegin(); it != m_failedByOutcome.cend(); ++it)
-            it.value()->replace(failedByOutcome.value(it.key()));
+            setPoints(it.value(), failedByOutcome.value(it.key()));
     }
     if (charts & QueueChart) {
-        m_backlog->replace(backlog);
-        m_inFlight->replace(inFlight);
+        setPoints(m_backlog, backlog);
+        setPoints(m_inFlight, inFlight);
     }
     // Latency has no value while nothing answers (a subscription in probation): split the line
     // where points are missing instead of drawing a misleading ramp across the gap.
@@ -484,7 +496,7 @@ void DashboardView::refreshCharts(unsigned charts)
                 segments.append(QList<QPointF>());
             segments.last().append(point);
         }
-        m_latencySeries->replace(segments.first());
+        setPoints(m_latencySeries, segments.first());
         while (m_latencyGapSegments.size() < segments.size() - 1) {
             QLineSeries *segment = new QLineSeries(m_latency.chart);
             segment->setName(LatencyName);
@@ -499,7 +511,7 @@ void DashboardView::refreshCharts(unsigned charts)
         }
         for (qsizetype i = 0; i < m_latencyGapSegments.size(); ++i) {
             m_latencyGapSegments.at(i)->setPen(m_latencySeries->pen());
-            m_latencyGapSegments.at(i)->replace(i + 1 < segments.size() ? segments.at(i + 1) : QList<QPointF>());
+            setPoints(m_latencyGapSegments.at(i), i + 1 < segments.size() ? segments.at(i + 1) : QList<QPointF>());
         }
     }
     describeCharts(bins.isEmpty() ? nullptr : &bins.last(),

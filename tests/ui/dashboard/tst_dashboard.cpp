@@ -57,6 +57,7 @@ private Q_SLOTS:
     void steadyRateDrawsAFlatLine();
     void axisKeepsItsRangeWhileTheRateWobbles();
     void chartsAreRedrawnOneAtATime();
+    void aSingleSampleIsDrawn();
     void chartsHaveAccessibleNamesAndValues();
     void chartsFollowADarkPalette();
     void selectionFiltersToOneSubscription();
@@ -158,6 +159,58 @@ void TestDashboard::chartsAreRedrawnOneAtATime()
     view.refreshNextChart();
     view.refreshNextChart();
     QCOMPARE(drawn().size(), 4);
+}
+
+void TestDashboard::aSingleSampleIsDrawn()
+{
+    // Two deliveries answered in 6 ms on average: one latency sample, and nothing else yet.
+    DashboardView view;
+    view.resize(1200, 800);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    EngineSnapshot snapshot;
+    snapshot.nowMs = 1'000'000;
+    SubscriptionSnapshot orders = subscription(u"orders"_s, u"api"_s);
+    snapshot.subscriptions = {orders};
+    view.addSnapshot(snapshot, 0);
+    orders.delivered = 2;
+    orders.latencySumMs = 12;
+    orders.latencyCount = 2;
+    snapshot.nowMs += 250;
+    snapshot.subscriptions = {orders};
+    view.addSnapshot(snapshot, 250);
+    view.refresh();
+    QCOMPARE(view.chartPoints(u"Average latency"_s).size(), 1);
+
+    QChartView *latencyView = nullptr;
+    QLineSeries *latency = nullptr;
+    for (QChartView *chartView : view.findChildren<QChartView *>()) {
+        for (QAbstractSeries *series : chartView->chart()->series()) {
+            if (series->name() == u"Average latency"_s && !static_cast<QLineSeries *>(series)->points().isEmpty()) {
+                latencyView = chartView;
+                latency = static_cast<QLineSeries *>(series);
+            }
+        }
+    }
+    QVERIFY(latencyView && latency);
+    QCoreApplication::sendPostedEvents();
+    const QImage image = latencyView->grab().toImage();
+    // The plot area only: the legend shows the series' colour too.
+    const QRectF plot = latencyView->chart()->plotArea();
+    const QRect inView = latencyView->mapFromScene(latencyView->chart()->mapToScene(plot))
+                             .boundingRect()
+                             .adjusted(1, 1, -1, -1);
+    const QColor colour = latency->pen().color();
+    int inked = 0;
+    for (int y = inView.top(); y <= inView.bottom(); ++y) {
+        for (int x = inView.left(); x <= inView.right(); ++x) {
+            const QColor pixel = image.pixelColor(x, y);
+            if (std::abs(pixel.red() - colour.red()) < 40 && std::abs(pixel.green() - colour.green()) < 40
+                && std::abs(pixel.blue() - colour.blue()) < 40)
+                ++inked;
+        }
+    }
+    QVERIFY2(inked >= 12, qPrintable(u"%1 pixels of the series' colour in the plot"_s.arg(inked)));
 }
 
 void TestDashboard::firstSnapshotIsOnlyABaseline()
