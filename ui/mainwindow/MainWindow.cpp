@@ -44,6 +44,8 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace EventDesk::Ui {
@@ -230,6 +232,13 @@ void MainWindow::createViews()
     m_tree->setColumnWidth(WorkspaceTreeModel::NameColumn, 150);
     m_tree->setColumnWidth(WorkspaceTreeModel::BacklogColumn, 64);
     m_tree->setColumnWidth(WorkspaceTreeModel::DeadLetterColumn, 84);
+    connect(m_tree->header(), &QHeaderView::sectionResized, this, [this](int column) {
+        if (column == WorkspaceTreeModel::NameColumn && !m_fittingTreeNames)
+            m_treeNamesSizedByUser = true;
+    });
+    // Subscriptions added or renamed: their names fit too (once the rows are laid out).
+    connect(m_treeModel, &QAbstractItemModel::rowsInserted, this, &MainWindow::fitTreeNames,
+            Qt::QueuedConnection);
     m_tree->addAction(m_actions->action(MainWindowActions::Delete));
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, &MainWindow::onSelectionChanged);
     connect(m_tree, &QWidget::customContextMenuRequested, this, [this](const QPoint &position) {
@@ -319,7 +328,10 @@ void MainWindow::restoreWindowState()
         resize(1440, 900);
     restoreState(settings.value(u"window/state"_s).toByteArray());
     m_splitter->restoreState(settings.value(u"window/splitter"_s).toByteArray());
+    m_fittingTreeNames = true;
     m_tree->header()->restoreState(settings.value(u"window/treeHeader"_s).toByteArray());
+    m_fittingTreeNames = false;
+    m_treeNamesSizedByUser = settings.value(u"window/treeNamesSizedByUser"_s, false).toBool();
 }
 
 void MainWindow::saveWindowState()
@@ -329,6 +341,7 @@ void MainWindow::saveWindowState()
     settings.setValue(u"window/state"_s, saveState());
     settings.setValue(u"window/splitter"_s, m_splitter->saveState());
     settings.setValue(u"window/treeHeader"_s, m_tree->header()->saveState());
+    settings.setValue(u"window/treeNamesSizedByUser"_s, m_treeNamesSizedByUser);
     m_layout->save();
 }
 
@@ -502,6 +515,7 @@ void MainWindow::showOpenedWorkspace()
     m_workspace = m_host.workspace();
     m_treeModel->setWorkspace(m_workspace);
     m_tree->expandAll();
+    fitTreeNames();
     m_log->setStoreLocation(m_host.storeLocation());
     m_deadLetters->reload();
     if (!m_workspace.topics.isEmpty()) {
@@ -512,6 +526,23 @@ void MainWindow::showOpenedWorkspace()
             m_tree->setCurrentIndex(m_treeModel->topicIndex(first.name));
     }
     updateActions();
+}
+
+void MainWindow::fitTreeNames()
+{
+    if (m_treeNamesSizedByUser)
+        return;
+    // Never narrower than the default, never more than half the tree: the state beside the name
+    // is what the tree is read for.
+    constexpr int DefaultWidth = 150;
+    // QTreeView's own (protected) hint: the widest row, its indentation included.
+    const int wanted = static_cast<QAbstractItemView *>(m_tree)->sizeHintForColumn(WorkspaceTreeModel::NameColumn);
+    const int width = std::clamp(wanted, DefaultWidth, std::max(DefaultWidth, m_tree->viewport()->width() / 2));
+    if (width == m_tree->columnWidth(WorkspaceTreeModel::NameColumn))
+        return;
+    m_fittingTreeNames = true;
+    m_tree->setColumnWidth(WorkspaceTreeModel::NameColumn, width);
+    m_fittingTreeNames = false;
 }
 
 void MainWindow::onSnapshot(const EngineSnapshot &snapshot)

@@ -145,6 +145,8 @@ private:
     void onMonitorStarted(bool ok, const QString &error);
     // The views show the workspace the host has opened (with an engine or as a monitor).
     void showOpenedWorkspace();
+    // Widens the tree's Name column to its names (up to half the tree), unless the user sized it.
+    void fitTreeNames();
     void showNoWorkspace();
     void workspaceInUse(const QString &directory, const WorkspaceOwner &owner);
     void monitorWorkspace(const QString &directory);
@@ -204,6 +206,8 @@ private:
     QWidget *m_central = nullptr;
     QSplitter *m_splitter = nullptr;
     QTreeView *m_tree = nullptr;
+    bool m_treeNamesSizedByUser = false;
+    bool m_fittingTreeNames = false; // the Name column is being sized by the window, not the user
     WorkspaceTreeModel *m_treeModel = nullptr;
     QTabWidget *m_tabs = nullptr;
     DashboardView *m_dashboard = nullptr;

@@ -24,6 +24,7 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
+#include <QHeaderView>
 #include <QIcon>
 #include <QImage>
 #include <QInputDialog>
@@ -34,9 +35,10 @@
 #include <QLineEdit>
 #include <QLoggingCategory>
 #include <QNetworkAccessManager>
-#include <QSignalSpy>
 #include <QNetworkReply>
 #include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
@@ -217,6 +219,7 @@ private Q_SLOTS:
     void initTestCase();
     void treeShowsWorkspace();
     void treeRepaintsOnlyRowsThatChanged();
+    void treeNamesFitUnlessSizedByUser();
     void createSubscriptionInvalidThenValid();
     void sendEventCountedAsDelivered();
     void failingReceiverDeadLetterResubmitted();
@@ -751,6 +754,63 @@ void tst_MainWindow::splitterPositionsAreRememberedPerWorkspace()
     window.openWorkspace(other.path());
     QTRY_VERIFY_WITH_TIMEOUT(window.engineHost()->isRunning(), 20000);
     QCOMPARE(window.workspaceSplitter()->sizes().first(), 420);
+}
+
+void tst_MainWindow::treeNamesFitUnlessSizedByUser()
+{
+    QSettings().remove(u"window/treeNamesSizedByUser"_s);
+    Fixture fixture;
+    QTRY_VERIFY_WITH_TIMEOUT(fixture.window->engineHost()->isRunning(), 20000);
+    QTreeView *tree = fixture.window->treeView();
+    const int standard = tree->columnWidth(Ui::WorkspaceTreeModel::NameColumn);
+
+    // A workspace whose subscription's name is longer than the column.
+    const QString longName = u"demo-receiver-of-the-billing-team"_s;
+    QTemporaryDir other;
+    {
+        const QJsonObject topic {{u"name"_s, u"orders"_s},
+                                 {u"inputSchema"_s, u"EventGridSchema"_s},
+                                 {u"eventSubscriptions"_s,
+                                  QJsonArray {subscriptionJson(
+                                      longName, u"http://127.0.0.1:%1/receivers/ok"_s.arg(fixture.port))}}};
+        QFile file(other.filePath(u"workspace.json"_s));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QJsonDocument(QJsonObject {{u"topics"_s, QJsonArray {topic}},
+                                              {u"receivers"_s, QJsonArray {QJsonObject {{u"name"_s, u"ok"_s}}}}})
+                       .toJson());
+    }
+    fixture.window->openWorkspace(other.path());
+    QTRY_VERIFY_WITH_TIMEOUT(fixture.window->engineHost()->isRunning()
+                                 && fixture.window->workspaceDirectory() == QDir(other.path()).absolutePath(),
+                             20000);
+    // The name is drawn whole: its column holds the indentation, the state dot and the text.
+    const QModelIndex row = tree->model()->index(0, 0, tree->model()->index(0, 0));
+    QCOMPARE(row.data().toString(), longName);
+    const int needed = tree->visualRect(row).left() - tree->visualRect(row.parent()).left()
+        + tree->fontMetrics().horizontalAdvance(longName);
+    // Room for it: the tree gets half of the window (the column takes at most half the tree).
+    QSplitter *splitter = fixture.window->workspaceSplitter();
+    const int total = splitter->sizes().first() + splitter->sizes().last();
+    splitter->setSizes({total / 2, total - total / 2});
+    QVERIFY2(tree->viewport()->width() / 2 >= needed, qPrintable(QString::number(tree->viewport()->width())));
+    fixture.window->openWorkspace(other.path()); // fitted as it opens
+    QTRY_VERIFY_WITH_TIMEOUT(fixture.window->engineHost()->isRunning(), 20000);
+    QTRY_VERIFY2(tree->columnWidth(Ui::WorkspaceTreeModel::NameColumn) >= needed,
+                 qPrintable(u"%1 < %2"_s.arg(tree->columnWidth(Ui::WorkspaceTreeModel::NameColumn)).arg(needed)));
+    QVERIFY(tree->columnWidth(Ui::WorkspaceTreeModel::NameColumn) > standard);
+    QVERIFY(tree->columnWidth(Ui::WorkspaceTreeModel::NameColumn) <= std::max(standard, tree->viewport()->width() / 2));
+
+    // Sized by hand: the user's width stays, here and in the next workspace opened.
+    tree->header()->resizeSection(Ui::WorkspaceTreeModel::NameColumn, 120);
+    fixture.window->openWorkspace(fixture.directory.path());
+    QTRY_VERIFY_WITH_TIMEOUT(fixture.window->engineHost()->isRunning()
+                                 && fixture.window->workspaceDirectory() == QDir(fixture.directory.path()).absolutePath(),
+                             20000);
+    QCoreApplication::processEvents();
+    QCOMPARE(tree->columnWidth(Ui::WorkspaceTreeModel::NameColumn), 120);
+    fixture.window->close();
+    QSettings().remove(u"window/treeNamesSizedByUser"_s);
+    QSettings().remove(u"window/treeHeader"_s);
 }
 
 QTEST_MAIN(tst_MainWindow)
