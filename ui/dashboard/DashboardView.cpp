@@ -231,9 +231,11 @@ DashboardView::ChartBox DashboardView::createChart(const QString &title, const Q
     box.xAxis->setTickCount(7);
     box.yAxis = new QValueAxis(box.chart);
     box.yAxis->setTitleText(yTitle);
-    box.yAxis->setLabelFormat(u"%.0f"_s);
+    // Until the data need more: 0 to 1 in steps of 0.2, labelled to a decimal as refresh() would
+    // (whole numbers would read 0, 0, 1, 1, 1).
+    box.yAxis->setLabelFormat(u"%.1f"_s);
     box.yAxis->setRange(0, 1);
-    box.yAxis->setTickCount(5);
+    box.yAxis->setTickCount(niceTickCount(1));
     QFont axisFont = font();
     axisFont.setPointSizeF(axisFont.pointSizeF() * 0.9);
     for (QValueAxis *axis : {box.xAxis, box.yAxis}) {

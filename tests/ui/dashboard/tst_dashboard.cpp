@@ -14,6 +14,7 @@
 #include <QLineSeries>
 #include <QLocale>
 #include <QRandomGenerator>
+#include <QSet>
 #include <QTest>
 #include <QToolTip>
 #include <QValueAxis>
@@ -58,6 +59,7 @@ private Q_SLOTS:
     void axisKeepsItsRangeWhileTheRateWobbles();
     void chartsAreRedrawnOneAtATime();
     void aSingleSampleIsDrawn();
+    void axisLabelsAreDistinct();
     void chartsHaveAccessibleNamesAndValues();
     void chartsFollowADarkPalette();
     void selectionFiltersToOneSubscription();
@@ -211,6 +213,52 @@ void TestDashboard::aSingleSampleIsDrawn()
         }
     }
     QVERIFY2(inked >= 12, qPrintable(u"%1 pixels of the series' colour in the plot"_s.arg(inked)));
+}
+
+void TestDashboard::axisLabelsAreDistinct()
+{
+    // Every value axis's labels as QtCharts prints them (its printf-style format at each tick):
+    // no two alike, empty or with data.
+    DashboardView view;
+    const auto labels = [&view] {
+        QList<QStringList> all;
+        for (QChartView *chartView : view.findChildren<QChartView *>()) {
+            for (QAbstractAxis *axis : chartView->chart()->axes(Qt::Vertical)) {
+                const auto *values = qobject_cast<QValueAxis *>(axis);
+                QStringList texts;
+                for (int i = 0; i < values->tickCount(); ++i) {
+                    const double value = values->min()
+                        + (values->max() - values->min()) * i / (values->tickCount() - 1);
+                    texts.append(QString::asprintf(values->labelFormat().toLatin1().constData(), value));
+                }
+                all.append(texts);
+            }
+        }
+        return all;
+    };
+    const auto check = [&labels] {
+        const QList<QStringList> all = labels();
+        QCOMPARE(all.size(), 4);
+        for (const QStringList &texts : all) {
+            QVERIFY2(QSet<QString>(texts.cbegin(), texts.cend()).size() == texts.size(),
+                     qPrintable(texts.join(u", "_s)));
+        }
+    };
+    check();
+    EngineSnapshot snapshot;
+    snapshot.nowMs = 1'000'000;
+    SubscriptionSnapshot orders = subscription(u"orders"_s, u"api"_s);
+    snapshot.subscriptions = {orders};
+    view.addSnapshot(snapshot, 0);
+    orders.delivered = 3;
+    orders.backlog = 2;
+    orders.latencySumMs = 7;
+    orders.latencyCount = 2;
+    snapshot.nowMs += 1000;
+    snapshot.subscriptions = {orders};
+    view.addSnapshot(snapshot, 1000);
+    view.refresh();
+    check();
 }
 
 void TestDashboard::firstSnapshotIsOnlyABaseline()
