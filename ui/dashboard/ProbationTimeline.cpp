@@ -14,6 +14,7 @@
 #include <QPainter>
 #include <QPainterPath>
 #include <QPolygonF>
+#include <QScrollArea>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -56,16 +57,14 @@ public:
     int dotSize() const { return std::max(6, fontMetrics().height() / 2); }
     int axisHeight() const { return fontMetrics().height() + 8; }
 
-    QSize sizeHint() const override
-    {
-        const int rows = std::max<int>(1, int(m_timeline->m_rows.size()));
-        return {480, rows * rowHeight() + axisHeight() + 4};
-    }
-    // Up to six rows always fit; more rows grow the widget (the dashboard's splitter scrolls it).
+    // The height that shows `rows` rows and the time axis.
+    int heightFor(int rows) const { return std::max(1, rows) * rowHeight() + axisHeight() + 4; }
+
+    QSize sizeHint() const override { return {480, heightFor(int(m_timeline->m_rows.size()))}; }
+    // Every row: the timeline's scroll area scrolls what its height does not show.
     QSize minimumSizeHint() const override
     {
-        const int rows = std::clamp<int>(int(m_timeline->m_rows.size()), 1, 6);
-        return {240, rows * rowHeight() + axisHeight() + 4};
+        return {240, heightFor(int(m_timeline->m_rows.size()))};
     }
 
     int nameWidth() const
@@ -321,10 +320,29 @@ ProbationTimeline::ProbationTimeline(QWidget *parent)
     header->addWidget(title);
     header->addStretch();
     header->addWidget(m_windowCombo);
+    // A workspace may have hundreds of subscriptions: the rows scroll, at least six in view.
+    m_scroll = new QScrollArea(this);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setWidget(m_canvas);
+
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(header);
-    layout->addWidget(m_canvas, 1);
+    layout->addWidget(m_scroll, 1);
+    rowCountChanged();
+}
+
+void ProbationTimeline::rowCountChanged()
+{
+    // An explicit minimum, not only the hint: resizing the canvas is what makes the scroll area
+    // (which follows its widget's resizes, not its layout requests) show or hide its scroll bar.
+    m_canvas->setMinimumHeight(m_canvas->heightFor(int(m_rows.size())));
+    m_canvas->updateGeometry();
+    constexpr int RowsAlwaysShown = 6;
+    m_scroll->setMinimumHeight(
+        m_canvas->heightFor(std::min<int>(int(m_rows.size()), RowsAlwaysShown)));
 }
 
 ProbationTimeline::~ProbationTimeline() = default;
@@ -365,7 +383,7 @@ void ProbationTimeline::clear()
 {
     m_rows.clear();
     m_nowMs = 0;
-    m_canvas->updateGeometry();
+    rowCountChanged();
     m_canvas->update();
 }
 
@@ -448,13 +466,13 @@ void ProbationTimeline::addSnapshot(const EventDesk::EngineSnapshot &snapshot)
             row.periods.removeFirst();
         rows.append(row);
     }
-    const bool rowCountChanged = rows.size() != m_rows.size();
+    const bool rowsAddedOrRemoved = rows.size() != m_rows.size();
     m_rows = rows;
     const QString summary = accessibleSummary();
     if (summary != m_canvas->accessibleDescription())
         m_canvas->setAccessibleDescription(summary);
-    if (rowCountChanged)
-        m_canvas->updateGeometry();
+    if (rowsAddedOrRemoved)
+        rowCountChanged();
     m_canvas->update();
 }
 

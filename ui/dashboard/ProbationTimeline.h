@@ -9,6 +9,7 @@
 #include <QWidget>
 
 class QComboBox;
+class QScrollArea;
 
 namespace EventDesk::Ui {
 
@@ -73,8 +74,11 @@ private:
     static constexpr int MaxPeriodsPerRow = 500;
     static constexpr qint64 KeepMs = 25LL * 60 * 60 * 1000;
 
+    void rowCountChanged();
+
     QComboBox *m_windowCombo = nullptr;
     ProbationTimelineCanvas *m_canvas = nullptr;
+    QScrollArea *m_scroll = nullptr;
     QList<Row> m_rows;
     qint64 m_nowMs = 0;
     Window m_window = Window::FiveMinutes;

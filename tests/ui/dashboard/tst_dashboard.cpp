@@ -14,6 +14,8 @@
 #include <QLineSeries>
 #include <QLocale>
 #include <QRandomGenerator>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSet>
 #include <QTest>
 #include <QToolTip>
@@ -68,6 +70,7 @@ private Q_SLOTS:
     void probationPeriodRecorded();
     void probationCauseChangeStartsNewPeriod();
     void probationTimelineWindowAndTooltip();
+    void probationTimelineScrollsManyRows();
     void screenshots();
 };
 
@@ -667,11 +670,10 @@ void TestDashboard::probationTimelineWindowAndTooltip()
 
     // Hovering the bar (100..120 s ago in a 5 min window that ends at the plot's right edge) shows
     // its cause in a tooltip.
-    QWidget *canvas = nullptr;
-    for (QWidget *child : timeline.findChildren<QWidget *>())
-        if (child != combo && child->parentWidget() == &timeline && !qobject_cast<QLabel *>(child)
-            && !qobject_cast<QComboBox *>(child))
-            canvas = child;
+    // The rows scroll: the canvas is the scroll area's widget.
+    auto *scroll = timeline.findChild<QScrollArea *>();
+    QVERIFY(scroll);
+    QWidget *canvas = scroll->widget();
     QVERIFY(canvas);
     // Find the bar by scanning the row for the tooltip rather than assuming the name column width.
     const int y = canvas->fontMetrics().height() / 2 + 8;
@@ -684,6 +686,35 @@ void TestDashboard::probationTimelineWindowAndTooltip()
     QVERIFY2(tip.contains(u"Cause: Busy"_s), qPrintable(tip));
     QVERIFY(tip.contains(u"orders / hook"_s));
     QVERIFY(tip.contains(u"End: "_s));
+}
+
+void TestDashboard::probationTimelineScrollsManyRows()
+{
+    // A hundred subscriptions in a timeline six rows high: every row can be scrolled to.
+    // The rows arrive while the timeline is on screen, as in the app.
+    ProbationTimeline timeline;
+    timeline.resize(700, 10); // as small as the dashboard's splitter allows
+    timeline.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&timeline));
+    EngineSnapshot snapshot;
+    snapshot.nowMs = QDateTime::currentMSecsSinceEpoch();
+    for (int i = 0; i < 100; ++i)
+        snapshot.subscriptions.append(subscription(u"orders"_s, u"sub-%1"_s.arg(i, 3, 10, QChar(u'0'))));
+    timeline.addSnapshot(snapshot);
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    auto *scroll = timeline.findChild<QScrollArea *>();
+    QVERIFY(scroll);
+    QWidget *canvas = scroll->widget();
+    const int rowHeight = canvas->fontMetrics().height() + 10;
+    // At least six rows in view, the rest behind a scroll bar.
+    QVERIFY2(scroll->viewport()->height() >= 6 * rowHeight, qPrintable(QString::number(scroll->viewport()->height())));
+    QVERIFY(scroll->verticalScrollBar()->isVisible());
+    QVERIFY(canvas->height() >= 100 * rowHeight);
+    // The last row is reachable: scrolled to the end, a tooltip there names it.
+    scroll->verticalScrollBar()->setValue(scroll->verticalScrollBar()->maximum());
+    const int lastRowY = canvas->height() - (canvas->fontMetrics().height() + 8) - 4 - rowHeight / 2;
+    QVERIFY(scroll->viewport()->rect().contains(canvas->mapTo(scroll->viewport(), QPoint(10, lastRowY))));
 }
 
 void TestDashboard::screenshots()
