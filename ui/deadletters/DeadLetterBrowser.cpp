@@ -34,6 +34,9 @@ namespace {
 // A text filter reads every record of the store: wait until the typing pauses.
 constexpr std::chrono::milliseconds FilterDelay {300};
 constexpr int CountingHintDelayMs = 250;
+// The first page's newest row is selected this long after the page arrives: one frame later, so
+// that reading and drawing its record is not added to drawing a screen of new rows.
+constexpr int FirstSelectionDelayMs = 20;
 
 constexpr DeadLetterReason deadLetterReasons[] = {
     DeadLetterReason::MaxDeliveryAttemptsExceeded,
@@ -161,8 +164,12 @@ DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
         if (!error.isEmpty())
             setStatus(error);
         // The first page selects its newest row, so the detail pane is never empty for nothing.
-        if (!m_table->currentIndex().isValid() && m_model->rowCount() > 0)
-            m_table->setCurrentIndex(m_model->index(0, 0));
+        if (!m_table->currentIndex().isValid() && m_model->rowCount() > 0) {
+            QTimer::singleShot(FirstSelectionDelayMs, this, [this] {
+                if (!m_table->currentIndex().isValid() && m_model->rowCount() > 0)
+                    m_table->setCurrentIndex(m_model->index(0, 0));
+            });
+        }
     });
 
     connect(m_detail, &DeadLetterDetailPane::shown, this, &DeadLetterBrowser::detailShown);
