@@ -140,8 +140,13 @@ void CachedTextDelegate::paint(QPainter *painter, const QStyleOptionViewItem &op
         const Shaped *text = &shaped(item.text, item.font);
         // The same test as ElidedTextToolTipDelegate::isElided(), in whole pixels.
         if (text->advance > textRect.width()) {
-            const QString elided = QFontMetrics(item.font).elidedText(
-                item.text, item.textElideMode, textRect.width());
+            if (text->elidedWidth != textRect.width() || text->elidedMode != item.textElideMode) {
+                text->elided = QFontMetrics(item.font).elidedText(item.text, item.textElideMode,
+                                                                  textRect.width());
+                text->elidedWidth = textRect.width();
+                text->elidedMode = item.textElideMode;
+            }
+            const QString elided = text->elided; // shaped() may rehash the cache
             text = &shaped(elided, item.font);
         }
         const Qt::Alignment alignment = QStyle::visualAlignment(item.direction, item.displayAlignment);

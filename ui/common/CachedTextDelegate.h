@@ -48,6 +48,10 @@ private:
         qreal width = 0;
         int advance = 0; // QFontMetrics::horizontalAdvance(): what elision is decided on
         qreal height = 0;
+        // The text elided for the last width it did not fit (columns keep their width).
+        mutable int elidedWidth = -1;
+        mutable Qt::TextElideMode elidedMode = Qt::ElideRight;
+        mutable QString elided;
     };
     // Where the style puts a cell's decoration, text and focus frame, relative to the cell. The
     // style computes them with a layout of the text (which is what this delegate avoids), but
