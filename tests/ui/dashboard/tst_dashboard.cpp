@@ -37,6 +37,19 @@ SubscriptionSnapshot subscription(const QString &topic, const QString &name)
     return result;
 }
 
+// Gives the view a baseline snapshot of orders/api (all counters 0) at 0 ms, then `after` (a
+// snapshot of the same subscription) intervalMs later: the rates between them.
+void addBaselineThen(DashboardView &view, const SubscriptionSnapshot &after, qint64 intervalMs)
+{
+    EngineSnapshot snapshot;
+    snapshot.nowMs = 1'000'000;
+    snapshot.subscriptions = {subscription(after.topic, after.subscription)};
+    view.addSnapshot(snapshot, 0);
+    snapshot.nowMs += intervalMs;
+    snapshot.subscriptions = {after};
+    view.addSnapshot(snapshot, intervalMs);
+}
+
 void saveShot(QWidget *widget, const QString &name)
 {
     // Let pending layout requests (labels that grew, chart legends) settle before grabbing.
@@ -133,19 +146,13 @@ void TestDashboard::chartsAreRedrawnOneAtATime()
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     // No event loop from here on: only the calls below redraw.
-    EngineSnapshot snapshot;
-    snapshot.nowMs = 1'000'000;
     SubscriptionSnapshot orders = subscription(u"orders"_s, u"api"_s);
-    snapshot.subscriptions = {orders};
-    view.addSnapshot(snapshot, 0);
     orders.delivered = 100;
     orders.failedByOutcome = {{DeliveryOutcome::Busy, 5}};
     orders.latencySumMs = 100;
     orders.latencyCount = 10;
     orders.backlog = 42;
-    snapshot.nowMs += 250;
-    snapshot.subscriptions = {orders};
-    view.addSnapshot(snapshot, 250);
+    addBaselineThen(view, orders, 250);
 
     const auto drawn = [&view] {
         QStringList charts;
@@ -173,17 +180,11 @@ void TestDashboard::aSingleSampleIsDrawn()
     view.resize(1200, 800);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    EngineSnapshot snapshot;
-    snapshot.nowMs = 1'000'000;
     SubscriptionSnapshot orders = subscription(u"orders"_s, u"api"_s);
-    snapshot.subscriptions = {orders};
-    view.addSnapshot(snapshot, 0);
     orders.delivered = 2;
     orders.latencySumMs = 12;
     orders.latencyCount = 2;
-    snapshot.nowMs += 250;
-    snapshot.subscriptions = {orders};
-    view.addSnapshot(snapshot, 250);
+    addBaselineThen(view, orders, 250);
     view.refresh();
     QCOMPARE(view.chartPoints(u"Average latency"_s).size(), 1);
 
@@ -248,18 +249,12 @@ void TestDashboard::axisLabelsAreDistinct()
         }
     };
     check();
-    EngineSnapshot snapshot;
-    snapshot.nowMs = 1'000'000;
     SubscriptionSnapshot orders = subscription(u"orders"_s, u"api"_s);
-    snapshot.subscriptions = {orders};
-    view.addSnapshot(snapshot, 0);
     orders.delivered = 3;
     orders.backlog = 2;
     orders.latencySumMs = 7;
     orders.latencyCount = 2;
-    snapshot.nowMs += 1000;
-    snapshot.subscriptions = {orders};
-    view.addSnapshot(snapshot, 1000);
+    addBaselineThen(view, orders, 1000);
     view.refresh();
     check();
 }
