@@ -5,6 +5,7 @@
 #include "../Expected.h"
 #include "DeadLetterRows.h"
 #include "DeliveryStore.h"
+#include "StoreTotals.h"
 
 #include <QList>
 #include <QString>
@@ -112,6 +113,8 @@ public:
     virtual Expected<QList<FateCount>> dropsAfter(qint64 afterId) = 0;
     virtual Expected<QList<DeliveryGauge>> deliveryGauges() = 0;
     virtual Expected<QList<ProbationRecord>> probation() = 0;
+    // The store's running totals (StoreTotals.h): what every engine that wrote it counted.
+    virtual Expected<StoreTotals> totals() = 0;
     // The instances registered on a shared store, by id; none on a store of one engine.
     virtual Expected<QList<InstanceStatus>> instances() = 0;
 };

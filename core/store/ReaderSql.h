@@ -26,12 +26,20 @@ inline constexpr char EventsWithId[] = "SELECT seq, topic, event_id, event_type,
                                        " FROM events WHERE event_id = ? ORDER BY seq";
 inline constexpr char DeliveriesOfEventWhere[] = " FROM deliveries WHERE event_seq = ? ORDER BY id";
 
+// The running totals (StoreTotals.h), one row per counter.
+inline constexpr char Totals[] = "SELECT topic, subscription, counter, value FROM totals";
+
 // The ids of a page of dead letters: "SELECT id FROM dead_letters" + where + this, the LIMIT last.
 inline constexpr char DeadLetterIdsOrder[] = " ORDER BY id DESC LIMIT ?";
 
 template<typename Row> StoreWatermarks readWatermarks(const Row &row)
 {
     return {row.columnInt64(0), row.columnInt64(1), row.columnInt64(2)};
+}
+
+template<typename Row> TotalChange readTotal(const Row &row)
+{
+    return {row.columnText(0), row.columnText(1), row.columnInt(2), row.columnInt64(3)};
 }
 
 template<typename Row> FateCount readFateCount(const Row &row)

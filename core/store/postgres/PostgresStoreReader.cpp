@@ -255,6 +255,21 @@ Expected<QList<ProbationRecord>> PostgresStoreReader::probation()
         [](const PostgresResult &row) { return readProbationRow(row); });
 }
 
+Expected<StoreTotals> PostgresStoreReader::totals()
+{
+    if (auto opened = open(); !opened)
+        return Error(opened.error());
+    // Compacted and not yet compacted changes, in one snapshot (PostgresStoreSchema.cpp).
+    auto rows = d->collect<TotalChange>(
+        "SELECT topic, subscription, counter, sum(value)::bigint FROM (SELECT topic, subscription,"
+        " counter, value FROM totals UNION ALL SELECT topic, subscription, counter, value"
+        " FROM total_changes) counted GROUP BY topic, subscription, counter"_ba,
+        {}, u"read the totals"_s, [](const PostgresResult &row) { return ReaderSql::readTotal(row); });
+    if (!rows)
+        return Error(rows.error());
+    return StoreTotals::fromRows(rows.value());
+}
+
 Expected<QList<InstanceStatus>> PostgresStoreReader::instances()
 {
     if (auto opened = open(); !opened)

@@ -41,6 +41,7 @@ public:
     Expected<QList<FateCount>> dropsAfter(qint64 afterId) override;
     Expected<QList<DeliveryGauge>> deliveryGauges() override;
     Expected<QList<ProbationRecord>> probation() override;
+    Expected<StoreTotals> totals() override;
     Expected<QList<InstanceStatus>> instances() override;
 
 private:

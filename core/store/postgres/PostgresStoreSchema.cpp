@@ -6,6 +6,7 @@
 #include "PostgresStoreState.h"
 
 #include "../../Logging.h"
+#include "../StoreTotals.h"
 
 using namespace Qt::StringLiterals;
 
@@ -122,10 +123,29 @@ const QList<QByteArray> MigrateToVersion3Statements = {
     "UPDATE eventdesk_store SET version = 3"_ba,
 };
 
+// Version 4: the running totals (StoreTotals.h). totals holds a value per topic, subscription and
+// counter; the writers never update it: each transaction appends its changes to total_changes, so
+// that instances publishing to one topic at once never wait for each other's row, and an instance
+// now and then moves the changes into totals (PostgresStoreState::compactTotals). A reader adds
+// both up, in one statement (one snapshot: a change is in one table or the other).
+const QList<QByteArray> MigrateToVersion4Statements = [] {
+    QList<QByteArray> statements = {
+        "CREATE TABLE totals (topic text NOT NULL, subscription text NOT NULL,"
+        " counter bigint NOT NULL, value bigint NOT NULL,"
+        " PRIMARY KEY (topic, subscription, counter))"_ba,
+        "CREATE TABLE total_changes (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+        " topic text NOT NULL, subscription text NOT NULL, counter bigint NOT NULL,"
+        " value bigint NOT NULL)"_ba,
+    };
+    statements += rebuildTotalsStatements();
+    statements += "UPDATE eventdesk_store SET version = 4"_ba;
+    return statements;
+}();
+
 // The migrations by the version they start from: Migrations[v - 1] takes version v to v + 1.
 const QList<const QList<QByteArray> *> Migrations
-    = {&MigrateToVersion2Statements, &MigrateToVersion3Statements};
-static_assert(PostgresSchemaVersion == 3, "add the migration to the new version to Migrations");
+    = {&MigrateToVersion2Statements, &MigrateToVersion3Statements, &MigrateToVersion4Statements};
+static_assert(PostgresSchemaVersion == 4, "add the migration to the new version to Migrations");
 
 // Whether the store table exists, and how many tables, views and sequences the schema the
 // connection creates its tables in holds.

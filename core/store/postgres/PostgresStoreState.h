@@ -12,6 +12,7 @@
 #include "../DeliveryStore.h"
 #include "../DeliveryStoreReader.h"
 #include "../SqlConditions.h"
+#include "../StoreTotals.h"
 #include "PostgresConnection.h"
 
 #include <QByteArray>
@@ -28,9 +29,9 @@ namespace EventDesk {
 // The schema version this build writes and reads (the one row of eventdesk_store).
 // Version 2 (issue 21): several engines share the store (instances, deliveries.owner,
 // attempt_log.instance). Version 3: the topics and event subscriptions live in the store
-// (SharedConfiguration, PostgresStoreConfiguration.cpp). PostgresStoreSchema.cpp migrates an older
-// store when it opens it.
-inline constexpr int PostgresSchemaVersion = 3;
+// (SharedConfiguration, PostgresStoreConfiguration.cpp). Version 4: the running totals
+// (StoreTotals.h). PostgresStoreSchema.cpp migrates an older store when it opens it.
+inline constexpr int PostgresSchemaVersion = 4;
 
 // The columns of a deliveries row in the order readPostgresDelivery() reads them.
 inline constexpr char PostgresDeliveryColumns[]
@@ -127,6 +128,13 @@ struct PostgresStoreState
     static void bindInstance(PostgresParameters &parameters, qint64 instance);
     void addAttempts(PostgresTransaction &transaction,
                      const QList<AttemptLogEntry> &attempts) const;
+    // Changes of the running totals (StoreTotals.h), appended to total_changes; and now and then
+    // (every TotalsCompactionInterval commits of this instance) the move of every change into
+    // totals, by one instance at a time.
+    static void addTotals(PostgresTransaction &transaction, const QList<TotalChange> &changes);
+    void addTotalsCompaction(PostgresTransaction &transaction);
+    static constexpr int TotalsCompactionInterval = 64;
+    int commitsSinceCompaction = 0; // under mutex
 
     // PostgresDeliveryStore.cpp: the reads the store and PostgresStoreReader (the desktop app's
     // views) share; the caller holds the mutex and has a connection.

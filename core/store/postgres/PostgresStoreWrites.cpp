@@ -108,6 +108,23 @@ const QByteArray TrimAttemptLogWithEventsSql
       " WHERE attempt_log.id > $2 AND attempt_log.id <= bound.id)"
       " SELECT GREATEST(bound.id, $2) FROM bound"_ba;
 const QByteArray RemoveDeadLettersSql = "DELETE FROM dead_letters WHERE id = ANY($1)"_ba;
+// The changes of a transaction in one statement (StoreTotals.h; an append that waits for nobody).
+const QByteArray InsertTotalChangesSql
+    = "INSERT INTO total_changes (topic, subscription, counter, value)"
+      " SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[])"_ba;
+// Moves every change committed so far into totals, when no other instance is doing it (the
+// transaction-scoped advisory lock; the others skip theirs): a single compactor takes the rows of
+// totals one by one in key order, and a reader's one statement sees each change in exactly one
+// of the two tables.
+const QByteArray CompactTotalsSql
+    = "WITH allowed AS (SELECT pg_try_advisory_xact_lock(4572175232684362) AS locked),"
+      " moved AS (DELETE FROM total_changes WHERE (SELECT locked FROM allowed)"
+      " RETURNING topic, subscription, counter, value)"
+      " INSERT INTO totals (topic, subscription, counter, value)"
+      " SELECT topic, subscription, counter, sum(value) FROM moved"
+      " GROUP BY topic, subscription, counter ORDER BY topic, subscription, counter"
+      " ON CONFLICT (topic, subscription, counter)"
+      " DO UPDATE SET value = totals.value + excluded.value"_ba;
 
 } // namespace
 
@@ -286,6 +303,36 @@ void PostgresStoreState::addAttempts(PostgresTransaction &transaction,
         .bindAll(qint64(maxAttemptLogRows), attemptLogTrimmedThrough);
 }
 
+void PostgresStoreState::addTotals(PostgresTransaction &transaction,
+                                   const QList<TotalChange> &changes)
+{
+    if (changes.isEmpty())
+        return;
+    using Element = PostgresArray::Element;
+    const qsizetype count = changes.size();
+    PostgresArray topics(Element::Text, count, count * 16),
+        subscriptions(Element::Text, count, count * 16), counters(Element::BigInt, count),
+        values(Element::BigInt, count);
+    for (const TotalChange &change : changes) {
+        topics.append(change.topic); // never null (totalsOfPublish(), totalsOfBatch())
+        subscriptions.append(change.subscription);
+        counters.append(qint64(change.counter));
+        values.append(change.value);
+    }
+    PostgresParameters &parameters
+        = transaction.add(InsertTotalChangesSql, u"count the totals"_s);
+    for (PostgresArray *column : {&topics, &subscriptions, &counters, &values})
+        parameters.bindArray(std::move(*column));
+}
+
+void PostgresStoreState::addTotalsCompaction(PostgresTransaction &transaction)
+{
+    if (++commitsSinceCompaction < TotalsCompactionInterval)
+        return;
+    commitsSinceCompaction = 0;
+    transaction.add(CompactTotalsSql, u"add up the totals"_s);
+}
+
 // The publishes run on the publish connection, beside the group commit on the first one. No
 // change can overtake the insert that creates its rows: the engine adopts the deliveries of a
 // publish (Ingest::adopt() on its own thread, DeadLettering and TopicResubmit after the call) only
@@ -306,6 +353,7 @@ Expected<void> PostgresDeliveryStore::insertPublished(const QList<StoredEvent> &
     // leaves nothing behind.
     PostgresTransaction transaction;
     d->addPublished(transaction, events, deliveries, d->instanceId);
+    PostgresStoreState::addTotals(transaction, totalsOfPublish(events, deliveries, true));
     auto done = d->publishConnection->transaction(transaction.commands, transaction.whats);
     if (!done)
         return Error(done.error());
@@ -370,6 +418,8 @@ Expected<void> PostgresDeliveryStore::commit(const StoreBatch &batch)
                            record.consecutiveFailures);
         d->bindInstance(parameters);
     }
+    PostgresStoreState::addTotals(transaction, totalsOfBatch(batch));
+    d->addTotalsCompaction(transaction);
 
     auto results = d->connection->transaction(transaction.commands, transaction.whats);
     if (!results)
@@ -430,6 +480,7 @@ Expected<void> PostgresDeliveryStore::insertResubmitted(
         return {};
     PostgresTransaction transaction;
     d->addPublished(transaction, events, deliveries, d->instanceId);
+    PostgresStoreState::addTotals(transaction, totalsOfPublish(events, deliveries, false));
     const QByteArray insertResubmissionSql = postgresPlaceholders(InsertResubmissionSql);
     for (const ResubmissionEntry &entry : resubmissions) {
         bindResubmission(

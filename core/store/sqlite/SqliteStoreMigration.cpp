@@ -10,6 +10,8 @@
 #include "SqliteStoreSchema.h"
 #include "SqliteStoreState.h"
 
+#include "../StoreTotals.h"
+
 using namespace Qt::StringLiterals;
 
 namespace EventDesk {
@@ -85,6 +87,19 @@ Expected<void> SqliteStoreState::migrateFromVersion2()
     return {};
 }
 
+// Version 4 adds the running totals (StoreTotals.h), rebuilt from what the store kept.
+Expected<void> SqliteStoreState::migrateFromVersion3()
+{
+    const QString what = u"upgrade the store from schema version 3"_s;
+    if (auto created = runOnce(QByteArray(StoreSchema::CreateTotals), what); !created)
+        return created;
+    for (const QByteArray &sql : rebuildTotalsStatements()) {
+        if (auto done = runOnce(sql, what); !done)
+            return done;
+    }
+    return {};
+}
+
 Expected<void> SqliteStoreState::migrate(qint64 fromVersion)
 {
     const QString what = u"upgrade the store from schema version %1 to %2"_s.arg(fromVersion)
@@ -96,6 +111,8 @@ Expected<void> SqliteStoreState::migrate(qint64 fromVersion)
                 migrated = migrateFromVersion1();
             else if (version == 2)
                 migrated = migrateFromVersion2();
+            else if (version == 3)
+                migrated = migrateFromVersion3();
             if (!migrated)
                 return migrated;
         }

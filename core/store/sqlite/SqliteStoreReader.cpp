@@ -257,4 +257,12 @@ Expected<QList<ProbationRecord>> SqliteStoreReader::probation()
                       &readProbationRow<SqliteStatement>);
 }
 
+Expected<StoreTotals> SqliteStoreReader::totals()
+{
+    auto rows = selectList(ReaderSql::Totals, &ReaderSql::readTotal<SqliteStatement>);
+    if (!rows)
+        return Error(rows.error());
+    return StoreTotals::fromRows(rows.value());
+}
+
 } // namespace EventDesk

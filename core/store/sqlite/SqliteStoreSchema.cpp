@@ -44,6 +44,7 @@ QList<QByteArray> createStoreStatements()
         CreateProbation,
         CreateResubmissions,
         CreateResubmissionsByEvent,
+        CreateTotals,
         "PRAGMA application_id = "_ba + QByteArray::number(StoreApplicationId),
         "PRAGMA user_version = "_ba + QByteArray::number(StoreSchemaVersion),
     };

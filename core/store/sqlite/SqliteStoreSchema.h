@@ -28,9 +28,9 @@ inline constexpr int StoreApplicationId = 0x45764b64;
 // PRAGMA user_version of the schema this build writes and reads. Version 1 kept the event ids of
 // an attempt comma-joined in attempt_log.event_ids and had no indexes for most filters of the
 // dead-letter browser; version 2 had no resubmissions table (the trace from a resubmitted
-// event's new deliveries back to its dead letter). SqliteDeliveryStore migrates such a store
-// when it opens it.
-inline constexpr int StoreSchemaVersion = 3;
+// event's new deliveries back to its dead letter); version 3 had no totals table (StoreTotals.h).
+// SqliteDeliveryStore migrates such a store when it opens it.
+inline constexpr int StoreSchemaVersion = 4;
 // The oldest user_version SqliteDeliveryStore can migrate to StoreSchemaVersion.
 inline constexpr int OldestMigratableSchemaVersion = 1;
 
@@ -125,6 +125,14 @@ inline constexpr char CreateProbation[]
     = "CREATE TABLE probation (topic TEXT, subscription TEXT, state INTEGER, cause INTEGER,"
       " until_ms INTEGER, duration_ms INTEGER, failures INTEGER,"
       " PRIMARY KEY (topic, subscription))";
+
+// The running totals (StoreTotals.h): one row per topic, subscription and counter, added to in
+// the transaction that writes what it counts (AddTotalSql). WITHOUT ROWID: the primary key is
+// how every row is found.
+inline constexpr char CreateTotals[]
+    = "CREATE TABLE totals (topic TEXT NOT NULL, subscription TEXT NOT NULL,"
+      " counter INTEGER NOT NULL, value INTEGER NOT NULL,"
+      " PRIMARY KEY (topic, subscription, counter)) WITHOUT ROWID";
 
 } // namespace StoreSchema
 

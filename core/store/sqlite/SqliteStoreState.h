@@ -8,6 +8,7 @@
 // outside core/store.
 
 #include "../DeliveryStore.h"
+#include "../StoreTotals.h"
 #include "SqliteStatement.h"
 #include "WalCheckpointer.h"
 
@@ -185,6 +186,8 @@ struct SqliteStoreState
 
     // Write path (SqliteStoreWrites.cpp).
     // The rows of insertPublished(), in the caller's transaction.
+    // Adds changes to the running totals (StoreTotals.h), in the caller's transaction.
+    Expected<void> addTotals(const QList<TotalChange> &changes);
     Expected<void> insertPublishedRows(const QList<StoredEvent> &events,
                                        const QList<DeliveryRecord> &deliveries);
     Expected<void> removeFinished(const QList<FinishedDelivery> &finished);
@@ -204,6 +207,7 @@ struct SqliteStoreState
     Expected<void> migrate(qint64 fromVersion);
     Expected<void> migrateFromVersion1();
     Expected<void> migrateFromVersion2();
+    Expected<void> migrateFromVersion3();
 
     QString filePath;
     sqlite3 *database = nullptr;

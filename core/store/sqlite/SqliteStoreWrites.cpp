@@ -167,6 +167,22 @@ Expected<void> SqliteStoreState::insertAttemptEvents(qint64 attemptId, const QSt
     return {};
 }
 
+Expected<void> SqliteStoreState::addTotals(const QList<TotalChange> &changes)
+{
+    if (changes.isEmpty())
+        return {};
+    QString errorText;
+    SqliteStatement *add = statement(QByteArray(AddTotalSql), &errorText);
+    if (!add)
+        return error(u"prepare counting the totals: %1"_s.arg(errorText));
+    for (const TotalChange &change : changes) {
+        add->bindAll(change.topic, change.subscription, change.counter, change.value);
+        if (!add->execute())
+            return sqlError(u"count the totals of %1"_s.arg(change.topic), add->errorText());
+    }
+    return {};
+}
+
 Expected<void> SqliteStoreState::insertPublishedRows(const QList<StoredEvent> &events,
                                                      const QList<DeliveryRecord> &deliveries)
 {
@@ -237,7 +253,11 @@ Expected<void> SqliteDeliveryStore::insertPublished(const QList<StoredEvent> &ev
     const QString what = u"store %1 published events"_s.arg(events.size());
     // SPEC D1: the publish is acknowledged only after this transaction commits, and a failure
     // leaves nothing behind.
-    return d->inTransaction(what, [&] { return d->insertPublishedRows(events, deliveries); });
+    return d->inTransaction(what, [&]() -> Expected<void> {
+        if (auto stored = d->insertPublishedRows(events, deliveries); !stored)
+            return stored;
+        return d->addTotals(totalsOfPublish(events, deliveries, true));
+    });
 }
 
 Expected<void> SqliteDeliveryStore::commit(const StoreBatch &batch)
@@ -331,7 +351,7 @@ Expected<void> SqliteDeliveryStore::commit(const StoreBatch &batch)
                 }
             }
         }
-        return {};
+        return d->addTotals(totalsOfBatch(batch));
     });
 }
 
@@ -371,6 +391,8 @@ Expected<void> SqliteDeliveryStore::insertResubmitted(const QList<StoredEvent> &
     return d->inTransaction(what, [&]() -> Expected<void> {
         if (auto stored = d->insertPublishedRows(events, deliveries); !stored)
             return stored;
+        if (auto counted = d->addTotals(totalsOfPublish(events, deliveries, false)); !counted)
+            return counted;
         QString errorText;
         SqliteStatement *insert = d->statement(InsertResubmissionSql, &errorText);
         SqliteStatement *remove = insert

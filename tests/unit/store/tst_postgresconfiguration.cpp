@@ -78,7 +78,7 @@ private Q_SLOTS:
     void invalidRowIsAnErrorNamingIt();
     void badBaseRevisionIsRefused();
     void migratesVersion2Store();
-    void refusesVersion4();
+    void refusesVersion5();
 
 private:
     QList<Topic> fixtureTopics();
@@ -545,10 +545,11 @@ void PostgresConfigurationTest::migratesVersion2Store()
         QVERIFY(store->insertPublished({event}, {delivery}));
     }
     // The store as a version-2 EventDesk left it: a new store is version 1 plus each migration,
-    // so taking version 3's objects away gives version 2 exactly.
+    // so taking the objects of versions 3 and 4 away gives version 2 exactly.
     const QString url = m_server->databaseUrl(database);
     QVERIFY2(m_server->execute(url,
-                               "DROP TABLE config_subscriptions; DROP TABLE config_topics;"
+                               "DROP TABLE totals; DROP TABLE total_changes;"
+                               " DROP TABLE config_subscriptions; DROP TABLE config_topics;"
                                " DROP SEQUENCE config_positions;"
                                " DELETE FROM meta WHERE key = 'configuration_revision';"
                                " UPDATE eventdesk_store SET version = 2"),
@@ -558,8 +559,15 @@ void PostgresConfigurationTest::migratesVersion2Store()
     QVERIFY(store);
     QString answer;
     QVERIFY(m_server->execute(url, "SELECT version FROM eventdesk_store", &answer));
-    QCOMPARE(answer, u"3"_s);
+    QCOMPARE(answer, u"4"_s);
     QCOMPARE(store->configurationRevision().value(), 0);
+    // Version 4's totals, rebuilt from the rows: the unfinished delivery was matched, and its
+    // event published.
+    QVERIFY(m_server->execute(url,
+                              "SELECT string_agg(subscription || ':' || counter || '=' || value, ','"
+                              " ORDER BY subscription, counter) FROM totals",
+                              &answer));
+    QCOMPARE(answer, u":1=1,min:3=1"_s);
     const auto deliveries = store->loadUnfinishedDeliveries();
     QVERIFY(deliveries);
     QCOMPARE(deliveries->size(), 1);
@@ -574,17 +582,17 @@ void PostgresConfigurationTest::migratesVersion2Store()
     QCOMPARE(store->replaceConfiguration(topics).value(), 1);
 }
 
-void PostgresConfigurationTest::refusesVersion4()
+void PostgresConfigurationTest::refusesVersion5()
 {
-    const QString database = u"version_four"_s;
+    const QString database = u"version_five"_s;
     QVERIFY(openStore(database));
     QVERIFY(m_server->execute(m_server->databaseUrl(database),
-                              "UPDATE eventdesk_store SET version = 4"));
+                              "UPDATE eventdesk_store SET version = 5"));
     PostgresDeliveryStore store;
     const auto opened = store.open(m_server->databaseUrl(database));
     QVERIFY(!opened);
-    QVERIFY2(opened.error().contains(u"newer EventDesk (store version 4, this build reads "
-                                     "version 3)"_s),
+    QVERIFY2(opened.error().contains(u"newer EventDesk (store version 5, this build reads "
+                                     "version 4)"_s),
              qPrintable(opened.error()));
     QVERIFY(!store.configurationRevision());
 }

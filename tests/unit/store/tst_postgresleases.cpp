@@ -201,7 +201,7 @@ void PostgresLeasesTest::migratesVersion1Store()
     QVERIFY(store);
     QString answer;
     QVERIFY(m_server->execute(url, "SELECT version FROM eventdesk_store", &answer));
-    QCOMPARE(answer, u"3"_s);
+    QCOMPARE(answer, u"4"_s);
     QVERIFY(m_server->execute(url, "SELECT count(*) FROM eventdesk_store", &answer));
     QCOMPARE(answer, u"1"_s);
 
@@ -258,7 +258,7 @@ void PostgresLeasesTest::failedMigrationLeavesVersion1Untouched()
     PostgresDeliveryStore store;
     const auto opened = store.open(url);
     QVERIFY(!opened);
-    QVERIFY2(opened.error().contains(u"migrate the store schema to version 3"_s),
+    QVERIFY2(opened.error().contains(u"migrate the store schema to version 4"_s),
              qPrintable(opened.error()));
     // One transaction: none of the steps before the failing one stayed.
     QString answer;

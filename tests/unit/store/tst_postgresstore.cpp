@@ -102,7 +102,7 @@ void PostgresStoreTest::createsSchemaOnceAndReopens()
     }
     QString version;
     QVERIFY(m_server->execute(url, "SELECT version FROM eventdesk_store", &version));
-    QCOMPARE(version, u"3"_s);
+    QCOMPARE(version, u"4"_s);
     QString tables;
     QVERIFY(m_server->execute(url, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'",
                               &tables));

@@ -130,6 +130,7 @@ private Q_SLOTS:
     void insertResubmittedIsAllOrNothing();
     void streamsManyDeliveriesInOrder();
     void callsFromSeveralThreads();
+    void totalsCountWhatWasCommitted();
 
 private:
     std::unique_ptr<DeliveryStore> openStore(int maxAttemptLogRows = 100000);
@@ -137,6 +138,7 @@ private:
 
     std::unique_ptr<QTemporaryDir> m_folder;
     std::unique_ptr<DeliveryStore> m_store;
+    QString m_location; // of the store openStore() opened last
     int m_databases = 0;
 #if EVENTDESK_WITH_POSTGRESQL
     std::unique_ptr<Testing::PostgresServer> m_server;
@@ -165,7 +167,8 @@ std::unique_ptr<DeliveryStore> StoreContractTest::openStore(int maxAttemptLogRow
     QFETCH_GLOBAL(QString, backend);
     if (backend == u"sqlite"_s) {
         auto store = std::make_unique<SqliteDeliveryStore>(maxAttemptLogRows);
-        const auto opened = store->open(m_folder->filePath(u"store-%1.db"_s.arg(++m_databases)));
+        m_location = m_folder->filePath(u"store-%1.db"_s.arg(++m_databases));
+        const auto opened = store->open(m_location);
         if (!opened) {
             qWarning() << opened.error();
             return {};
@@ -179,6 +182,7 @@ std::unique_ptr<DeliveryStore> StoreContractTest::openStore(int maxAttemptLogRow
         return {};
     }
     auto store = std::make_unique<PostgresDeliveryStore>(maxAttemptLogRows);
+    m_location = url;
     const auto opened = store->open(url);
     if (!opened) {
         qWarning() << opened.error();
@@ -606,6 +610,92 @@ void StoreContractTest::callsFromSeveralThreads()
     QCOMPARE(m_store->loadUnfinishedDeliveries()->size(), 2 * PerThread);
     QCOMPARE(m_store->attemptLog(0)->size(), PerThread);
     QCOMPARE(m_store->maxIds()->eventSeq, 2 * PerThread);
+}
+
+// The running totals (StoreTotals.h) count what each transaction wrote, as the engine counts it,
+// and nothing of a transaction that failed; a reader beside the store reads them.
+void StoreContractTest::totalsCountWhatWasCommitted()
+{
+    // Three events: the first matched by two subscriptions, the second by one, the third by none.
+    QVERIFY(m_store->insertPublished(
+        {storedEvent(1, u"e-1"_s), storedEvent(2, u"e-2"_s), storedEvent(3, u"e-3"_s)},
+        {delivery(1, 1, u"sub-one"_s), delivery(2, 1, u"sub-two"_s), delivery(3, 2, u"sub-one"_s)}));
+    // A publish that fails (its event seq exists) counts nothing.
+    QVERIFY(!m_store->insertPublished({storedEvent(1, u"again"_s)}, {}));
+
+    StoreBatch batch;
+    AttemptLogEntry busy;
+    busy.topic = u"orders"_s;
+    busy.subscription = u"sub-one"_s;
+    busy.eventIds = {u"e-1"_s, u"e-2"_s};
+    busy.httpStatus = 503;
+    busy.outcome = DeliveryOutcome::Busy;
+    busy.durationMs = 30;
+    AttemptLogEntry delivered = busy;
+    delivered.eventIds = {u"e-1"_s};
+    delivered.httpStatus = 200;
+    delivered.outcome = DeliveryOutcome::Delivered;
+    delivered.durationMs = 10;
+    AttemptLogEntry timedOut = busy;
+    timedOut.subscription = u"sub-two"_s;
+    timedOut.eventIds = {u"e-1"_s};
+    timedOut.httpStatus = 0;
+    timedOut.outcome = DeliveryOutcome::TimedOut;
+    AttemptLogEntry aborted = timedOut;
+    aborted.outcome = DeliveryOutcome::Aborted; // its timeout is the attempt above
+    batch.attempts = {busy, delivered, timedOut, aborted};
+    batch.deadLetters = {deadLetter(u"orders"_s, u"sub-one"_s, u"e-2"_s,
+                                    DeadLetterReason::MaxDeliveryAttemptsExceeded,
+                                    DeliveryOutcome::Busy, 5000, "{}")};
+    batch.drops = {{u"orders"_s, u"sub-two"_s, u"e-1"_s, DeadLetterReason::TimeToLiveExceeded,
+                    DeliveryOutcome::TimedOut, 0, 3, 6000}};
+    QVERIFY(m_store->commit(batch));
+
+    // Resubmitting the dead letter creates a delivery, and publishes nothing.
+    const auto deadLetters = m_store->deadLetters({.limit = 0});
+    QVERIFY(deadLetters);
+    QCOMPARE(deadLetters->size(), 1);
+    QVERIFY(m_store->insertResubmitted({storedEvent(4, u"e-2"_s)}, {delivery(4, 4, u"sub-one"_s)},
+                                       {}, {deadLetters->first().id}));
+
+    // Enough commits that the PostgreSQL store folds its changes into totals at least once.
+    for (int i = 0; i < 70; ++i) {
+        AttemptLogEntry more = delivered;
+        more.eventIds = {u"m-%1"_s.arg(i)};
+        QVERIFY(m_store->commit(StoreBatch {.attempts = {more}}));
+    }
+
+    auto reader = openDeliveryStoreReader(m_location);
+    QVERIFY2(reader, qPrintable(reader.error()));
+    const auto totals = reader.value()->totals();
+    QVERIFY2(totals, qPrintable(totals.error()));
+
+    QCOMPARE(totals->topic(u"orders"_s).published, 3u);
+    QCOMPARE(totals->topic(u"ORDERS"_s).unmatched, 1u); // names compare without case
+    const SubscriptionTotals one = totals->subscription(u"orders"_s, u"sub-one"_s);
+    QCOMPARE(one.matched, 3u); // two published, one resubmitted
+    QCOMPARE(one.delivered, 71u);
+    QCOMPARE(one.failedByOutcome.value(DeliveryOutcome::Busy), 2u); // per event
+    QCOMPARE(one.failedAttempts(), 2u);
+    QCOMPARE(one.requests, 72u);
+    QCOMPARE(one.latencyCount, 72u);
+    QCOMPARE(one.latencySumMs, 30.0 + 71 * 10.0);
+    QCOMPARE(one.deadLetteredByReason.value(DeadLetterReason::MaxDeliveryAttemptsExceeded), 1u);
+    QCOMPARE(one.dropped(), 0u);
+    const SubscriptionTotals two = totals->subscription(u"orders"_s, u"sub-two"_s);
+    QCOMPARE(two.matched, 1u);
+    QCOMPARE(two.delivered, 0u);
+    QCOMPARE(two.failedByOutcome.value(DeliveryOutcome::TimedOut), 1u);
+    QCOMPARE(two.failedByOutcome.value(DeliveryOutcome::Aborted), 0u);
+    QCOMPARE(two.requests, 1u);
+    QCOMPARE(two.latencyCount, 0u); // no answer
+    QCOMPARE(two.droppedByReason.value(DeadLetterReason::TimeToLiveExceeded), 1u);
+
+    const SubscriptionTotals all = totals->allSubscriptions();
+    QCOMPARE(all.matched, 4u);
+    QCOMPARE(all.deadLettered(), 1u);
+    QCOMPARE(all.dropped(), 1u);
+    QCOMPARE(totals->allTopics().published, 3u);
 }
 
 QTEST_GUILESS_MAIN(StoreContractTest)

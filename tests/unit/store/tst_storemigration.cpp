@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "store/sqlite/SqliteDeliveryStore.h"
 #include "store/sqlite/SqliteReadOnlyDatabase.h"
+#include "store/sqlite/SqliteStoreReader.h"
 #include "store/sqlite/SqliteStoreSchema.h"
 
 #include <QDir>
@@ -18,7 +19,8 @@ using namespace EventDesk;
 // A workspace store of schema version 1, written by EventDesk before the schema changed
 // (fixtures/README.md), opened by the current store: it is migrated in place, in one transaction,
 // and loses nothing. A store of version 2 (version 3 without its resubmissions table) gains that
-// table and keeps everything else.
+// table and keeps everything else; one of version 3 gains the running totals, rebuilt from what it
+// kept.
 class TestStoreMigration : public QObject
 {
     Q_OBJECT
@@ -31,6 +33,7 @@ private Q_SLOTS:
     void failureLeavesVersion1Unchanged();
     void readerWaitsForTheMigration();
     void version2GainsTheResubmissionsTable();
+    void version3GainsTotalsRebuiltFromItsRows();
 
 private:
     // A copy of the version-1 fixture in a folder of its own; the fixture itself is never opened
@@ -489,6 +492,7 @@ void TestStoreMigration::version2GainsTheResubmissionsTable()
     {
         RawDatabase raw(path);
         QVERIFY(raw.execute("DROP TABLE resubmissions"_ba));
+        QVERIFY(raw.execute("DROP TABLE totals"_ba)); // version 4's
         QVERIFY(raw.execute("PRAGMA user_version = 2"_ba));
         for (const QByteArray &table : UnchangedTables)
             before << tableRows(raw, table);
@@ -542,6 +546,105 @@ void TestStoreMigration::version2GainsTheResubmissionsTable()
     const QByteArray schema
         = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name"_ba;
     QCOMPARE(raw.rows(schema), RawDatabase(created).rows(schema));
+}
+
+void TestStoreMigration::version3GainsTotalsRebuiltFromItsRows()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(u"eventdesk.db"_s);
+    // A store of version 3 is a new store without the totals table, at user_version 3: two events
+    // matched by billing (one delivered in a batch with another event, one dead-lettered after a
+    // 503), one by audit (still pending), and a drop.
+    {
+        SqliteDeliveryStore store;
+        QVERIFY(store.open(path));
+        QList<StoredEvent> events;
+        QList<DeliveryRecord> deliveries;
+        for (qint64 seq = 1; seq <= 3; ++seq) {
+            StoredEvent event;
+            event.seq = seq;
+            event.topic = u"orders"_s;
+            event.id = u"e%1"_s.arg(seq);
+            event.body = "{}"_ba;
+            events << event;
+            DeliveryRecord delivery;
+            delivery.id = seq;
+            delivery.eventSeq = seq;
+            delivery.topic = u"orders"_s;
+            delivery.subscription = seq == 3 ? u"audit"_s : u"billing"_s;
+            deliveries << delivery;
+        }
+        QVERIFY(store.insertPublished(events, deliveries));
+        StoreBatch batch;
+        AttemptLogEntry delivered;
+        delivered.topic = u"orders"_s;
+        delivered.subscription = u"billing"_s;
+        delivered.eventIds = {u"e1"_s, u"e0"_s};
+        delivered.httpStatus = 200;
+        delivered.durationMs = 8;
+        delivered.outcome = DeliveryOutcome::Delivered;
+        AttemptLogEntry busy = delivered;
+        busy.eventIds = {u"e2"_s};
+        busy.httpStatus = 503;
+        busy.durationMs = 4;
+        busy.outcome = DeliveryOutcome::Busy;
+        batch.attempts = {delivered, busy};
+        batch.finished = {{1, 1, DeliveryState::Delivered}, {2, 2, DeliveryState::DeadLettered}};
+        DeadLetterEntry deadLetter;
+        deadLetter.topic = u"orders"_s;
+        deadLetter.subscription = u"billing"_s;
+        deadLetter.eventId = u"e2"_s;
+        deadLetter.reason = DeadLetterReason::MaxDeliveryAttemptsExceeded;
+        batch.deadLetters = {deadLetter};
+        batch.drops = {{u"orders"_s, u"gone"_s, u"e9"_s, DeadLetterReason::SubscriptionDeleted,
+                        DeliveryOutcome::Busy, 503, 1, 10}};
+        QVERIFY(store.commit(batch));
+    }
+    {
+        RawDatabase raw(path);
+        QVERIFY(raw.execute("DROP TABLE totals"_ba));
+        QVERIFY(raw.execute("PRAGMA user_version = 3"_ba));
+    }
+    {
+        SqliteDeliveryStore store;
+        const auto opened = store.open(path);
+        QVERIFY2(opened, qPrintable(opened.error()));
+    }
+    SqliteStoreReader reader(path);
+    const auto totals = reader.totals();
+    QVERIFY2(totals, qPrintable(totals.error()));
+    const SubscriptionTotals billing = totals->subscription(u"orders"_s, u"billing"_s);
+    QCOMPARE(billing.delivered, 2u); // the events of its request
+    QCOMPARE(billing.failedByOutcome.value(DeliveryOutcome::Busy), 1u);
+    QCOMPARE(billing.requests, 2u);
+    QCOMPARE(billing.latencyCount, 2u);
+    QCOMPARE(billing.latencySumMs, 12.0);
+    QCOMPARE(billing.deadLetteredByReason.value(DeadLetterReason::MaxDeliveryAttemptsExceeded), 1u);
+    QCOMPARE(billing.matched, 3u); // what reached a fate, and what has not yet
+    QCOMPARE(totals->subscription(u"orders"_s, u"audit"_s).matched, 1u);
+    QCOMPARE(totals->subscription(u"orders"_s, u"gone"_s).droppedByReason.value(
+                 DeadLetterReason::SubscriptionDeleted),
+             1u);
+    // At least as many as its most matched subscription; unmatched ones left no trace.
+    QCOMPARE(totals->topic(u"orders"_s).published, 3u);
+    QCOMPARE(totals->topic(u"orders"_s).unmatched, 0u);
+
+    // From now on the store counts as it writes.
+    {
+        SqliteDeliveryStore store;
+        QVERIFY(store.open(path));
+        StoreBatch batch;
+        AttemptLogEntry delivered;
+        delivered.topic = u"orders"_s;
+        delivered.subscription = u"audit"_s;
+        delivered.eventIds = {u"e3"_s};
+        delivered.httpStatus = 200;
+        delivered.outcome = DeliveryOutcome::Delivered;
+        batch.attempts = {delivered};
+        QVERIFY(store.commit(batch));
+    }
+    QCOMPARE(reader.totals()->subscription(u"orders"_s, u"audit"_s).delivered, 1u);
 }
 
 QTEST_GUILESS_MAIN(TestStoreMigration)
