@@ -247,19 +247,38 @@ TopicTotals StoreTotals::allTopics() const
     return all;
 }
 
+namespace {
+
+void addTo(SubscriptionTotals &all, const SubscriptionTotals &subscription)
+{
+    all.matched += subscription.matched;
+    all.delivered += subscription.delivered;
+    all.requests += subscription.requests;
+    all.latencySumMs += subscription.latencySumMs;
+    all.latencyCount += subscription.latencyCount;
+    addAll(all.failedByOutcome, subscription.failedByOutcome);
+    addAll(all.deadLetteredByReason, subscription.deadLetteredByReason);
+    addAll(all.droppedByReason, subscription.droppedByReason);
+}
+
+} // namespace
+
+SubscriptionTotals StoreTotals::subscriptionsOf(const QString &topic) const
+{
+    const QString prefix = key(topic, QString());
+    SubscriptionTotals all;
+    for (auto it = m_subscriptions.cbegin(); it != m_subscriptions.cend(); ++it) {
+        if (it.key().startsWith(prefix))
+            addTo(all, it.value());
+    }
+    return all;
+}
+
 SubscriptionTotals StoreTotals::allSubscriptions() const
 {
     SubscriptionTotals all;
-    for (const SubscriptionTotals &subscription : m_subscriptions) {
-        all.matched += subscription.matched;
-        all.delivered += subscription.delivered;
-        all.requests += subscription.requests;
-        all.latencySumMs += subscription.latencySumMs;
-        all.latencyCount += subscription.latencyCount;
-        addAll(all.failedByOutcome, subscription.failedByOutcome);
-        addAll(all.deadLetteredByReason, subscription.deadLetteredByReason);
-        addAll(all.droppedByReason, subscription.droppedByReason);
-    }
+    for (const SubscriptionTotals &subscription : m_subscriptions)
+        addTo(all, subscription);
     return all;
 }
 

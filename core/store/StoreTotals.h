@@ -108,6 +108,8 @@ public:
     // the dead-letter browser lists their dead letters).
     TopicTotals allTopics() const;
     SubscriptionTotals allSubscriptions() const;
+    // The sum over the subscriptions of one topic.
+    SubscriptionTotals subscriptionsOf(const QString &topic) const;
     bool isEmpty() const { return m_topics.isEmpty() && m_subscriptions.isEmpty(); }
 
     bool operator==(const StoreTotals &other) const = default;

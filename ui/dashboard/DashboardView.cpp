@@ -130,15 +130,16 @@ DashboardView::DashboardView(QWidget *parent)
     headlines->setHorizontalSpacing(18);
     headlines->setVerticalSpacing(0);
     const QList<std::pair<QString, QString>> tiles{
-        {u"Delivered"_s, tr("Events delivered (total)")},
-        {u"Failed"_s, tr("Failed delivery attempts, all outcomes (total)")},
-        {u"Dead-lettered"_s, tr("Events written to the dead-letter destination (total)")},
-        {u"Dropped"_s, tr("Events dropped without a dead-letter record (total)")},
+        {u"Delivered"_s, tr("Events delivered: the workspace's total, every engine's that ran it")},
+        {u"Failed"_s, tr("Failed delivery attempts, all outcomes: the workspace's total")},
+        {u"Dead-lettered"_s, tr("Events written to the dead-letter destination: the workspace's total")},
+        {u"Dropped"_s, tr("Events dropped without a dead-letter record: the workspace's total")},
         {u"Backlog"_s, tr("Deliveries waiting for their due time, for probation to end or for endpoint validation")},
         {u"Held"_s, tr("Of the backlog: events accepted while the endpoint is not validated yet, "
                        "delivered once it is (or dead-lettered at their time to live)")},
         {u"In flight"_s, tr("Deliveries in requests awaiting a response")},
-        {u"Average latency"_s, tr("Average destination processing time of all answered requests")},
+        {u"Average latency"_s, tr("Average destination processing time of all answered requests: "
+                                  "the workspace's")},
         {u"In probation"_s, tr("Subscriptions in probation now")},
     };
     const QStringList captions{tr("Delivered"), tr("Failed"), tr("Dead-lettered"), tr("Dropped"),
@@ -287,6 +288,14 @@ void DashboardView::addSnapshot(const EventDesk::EngineSnapshot &snapshot, qint6
 QString DashboardView::selectionKey() const
 {
     return DashboardHistory::key(m_selectedTopic, m_selectedSubscription);
+}
+
+void DashboardView::setStoredTotals(const std::optional<StoreTotals> &totals)
+{
+    if (totals == m_storedTotals)
+        return;
+    m_storedTotals = totals;
+    updateHeadlines();
 }
 
 void DashboardView::setSelection(const QString &topic, const QString &subscription)
@@ -588,18 +597,34 @@ void DashboardView::describeCharts(const DashboardHistory::Sample *lastBin,
 
 void DashboardView::updateHeadlines()
 {
-    const DashboardHistory::Totals totals = m_history.totals(selectionKey());
+    DashboardHistory::Totals totals = m_history.totals(selectionKey());
+    // The counts are the workspace's (its store's totals), the gauges the engine's now.
+    if (m_storedTotals) {
+        const SubscriptionTotals stored = m_selectedTopic.isEmpty()
+            ? m_storedTotals->allSubscriptions()
+            : m_selectedSubscription.isEmpty()
+            ? m_storedTotals->subscriptionsOf(m_selectedTopic)
+            : m_storedTotals->subscription(m_selectedTopic, m_selectedSubscription);
+        totals.delivered = stored.delivered;
+        totals.failed = stored.failedAttempts();
+        totals.deadLettered = stored.deadLettered();
+        totals.dropped = stored.dropped();
+        totals.latencySumMs = stored.latencySumMs;
+        totals.latencyCount = stored.latencyCount;
+    }
     const QLocale locale;
-    m_headlineValues.value(u"Delivered"_s)->setSteadyText(locale.toString(totals.delivered));
-    m_headlineValues.value(u"Failed"_s)->setSteadyText(locale.toString(totals.failed));
-    m_headlineValues.value(u"Dead-lettered"_s)->setSteadyText(locale.toString(totals.deadLettered));
-    m_headlineValues.value(u"Dropped"_s)->setSteadyText(locale.toString(totals.dropped));
+    const auto count = [&](quint64 value) { return m_storedTotals ? locale.toString(value) : u"–"_s; };
+    m_headlineValues.value(u"Delivered"_s)->setSteadyText(count(totals.delivered));
+    m_headlineValues.value(u"Failed"_s)->setSteadyText(count(totals.failed));
+    m_headlineValues.value(u"Dead-lettered"_s)->setSteadyText(count(totals.deadLettered));
+    m_headlineValues.value(u"Dropped"_s)->setSteadyText(count(totals.dropped));
     m_headlineValues.value(u"Backlog"_s)->setSteadyText(locale.toString(totals.backlog));
     m_headlineValues.value(u"Held"_s)->setSteadyText(locale.toString(totals.held));
     m_headlineValues.value(u"In flight"_s)->setSteadyText(locale.toString(totals.inFlight));
     m_headlineValues.value(u"Average latency"_s)
-        ->setSteadyText(formatLatency(totals.latencyCount ? totals.latencySumMs / double(totals.latencyCount)
-                                                    : std::numeric_limits<double>::quiet_NaN()));
+        ->setSteadyText(!m_storedTotals ? u"–"_s
+                            : formatLatency(totals.latencyCount ? totals.latencySumMs / double(totals.latencyCount)
+                                                                : std::numeric_limits<double>::quiet_NaN()));
     m_headlineValues.value(u"In probation"_s)
         ->setSteadyText(m_selectedSubscription.isEmpty() ? tr("%1 of %2").arg(totals.inProbation).arg(totals.subscriptions)
                                                    : (totals.inProbation ? tr("Yes") : tr("No")));

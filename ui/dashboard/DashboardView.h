@@ -4,6 +4,7 @@
 
 #include "DashboardHistory.h"
 #include "engine/EngineSnapshot.h"
+#include "store/StoreTotals.h"
 
 #include <QElapsedTimer>
 #include <QHash>
@@ -11,6 +12,8 @@
 #include <QPointF>
 #include <QString>
 #include <QWidget>
+
+#include <optional>
 
 class QChart;
 class QChartView;
@@ -46,6 +49,9 @@ public:
     void addSnapshot(const EventDesk::EngineSnapshot &snapshot, qint64 realTimeMs);
     // Empty topic: all subscriptions; topic only: that topic's subscriptions; both: one subscription.
     void setSelection(const QString &topic, const QString &subscription);
+    // The totals of the workspace's store (StoreTotals.h): the headline counts (delivered, failed,
+    // dead-lettered, dropped, average latency) are these; none: not read yet.
+    void setStoredTotals(const std::optional<EventDesk::StoreTotals> &totals);
     QString selectedTopic() const { return m_selectedTopic; }
     QString selectedSubscription() const { return m_selectedSubscription; }
 
@@ -111,6 +117,7 @@ private:
     QComboBox *m_selectionCombo = nullptr;
     QLabel *m_rateNote = nullptr;
     QHash<QString, SteadyLabel *> m_headlineValues;
+    std::optional<EventDesk::StoreTotals> m_storedTotals;
 
     ChartBox m_throughput;
     ChartBox m_failures;

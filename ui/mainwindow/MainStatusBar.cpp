@@ -6,6 +6,7 @@
 #include "secrets/SecretStore.h"
 
 #include <QLabel>
+#include <QLocale>
 #include <QStatusBar>
 
 using namespace Qt::StringLiterals;
@@ -92,32 +93,35 @@ void MainStatusBar::setListenUrl(const QString &url)
 
 void MainStatusBar::showTotals(const SnapshotTotals &totals)
 {
-    if (m_readOnly) {
-        // The store does not say how many events the owner accepted: a monitor counts what the
-        // owner logged since the monitor opened.
-        m_totalsLabel->setSteadyText(tr("Since the monitor opened: delivered %1 · failed attempts %2 · "
-                                  "dead-lettered %3 · dropped %4")
-                                   .arg(totals.delivered)
-                                   .arg(totals.failedAttempts)
-                                   .arg(totals.deadLettered)
-                                   .arg(totals.dropped));
-        m_stateLabel->setSteadyText(totals.inProbation ? tr("%1 — %n subscription(s) in probation",
-                                                      nullptr, totals.inProbation)
-                                                       .arg(readOnlyState())
-                                                 : readOnlyState());
-        return;
-    }
-    m_totalsLabel->setSteadyText(
-        tr("Published %1 · Delivered %2 · Failed attempts %3 · Dead-lettered %4 · Dropped %5")
-            .arg(totals.published)
-            .arg(totals.delivered)
-            .arg(totals.failedAttempts)
-            .arg(totals.deadLettered)
-            .arg(totals.dropped));
+    const QString state = m_readOnly ? readOnlyState() : tr("Engine running");
     m_stateLabel->setSteadyText(
         totals.inProbation
-            ? tr("Engine running — %n subscription(s) in probation", nullptr, totals.inProbation)
-            : tr("Engine running"));
+            ? tr("%1 — %n subscription(s) in probation", nullptr, totals.inProbation).arg(state)
+            : state);
+}
+
+void MainStatusBar::showStoredTotals(const std::optional<StoreTotals> &totals)
+{
+    if (!totals) {
+        m_totalsLabel->setSteadyText(QString());
+        m_totalsLabel->setToolTip(QString());
+        return;
+    }
+    const QLocale locale;
+    const TopicTotals topics = totals->allTopics();
+    const SubscriptionTotals subscriptions = totals->allSubscriptions();
+    m_totalsLabel->setSteadyText(
+        tr("Published %1 · Delivered %2 · Failed attempts %3 · Dead-lettered %4 · Dropped %5")
+            .arg(locale.toString(topics.published), locale.toString(subscriptions.delivered),
+                 locale.toString(subscriptions.failedAttempts()),
+                 locale.toString(subscriptions.deadLettered()),
+                 locale.toString(subscriptions.dropped())));
+    m_totalsLabel->setToolTip(
+        tr("Totals of the workspace's store: everything every engine that ran this workspace "
+           "counted since the store was created, deleted subscriptions included.\n"
+           "Unmatched events (published, no subscription matched): %1\n"
+           "Requests sent: %2")
+            .arg(locale.toString(topics.unmatched), locale.toString(subscriptions.requests)));
 }
 
 void MainStatusBar::showSecrets(const SecretStore &store, const QList<SecretProblem> &problems)

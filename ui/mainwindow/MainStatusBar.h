@@ -4,9 +4,12 @@
 
 #include "common/SteadyLabel.h"
 #include "engine/EngineSnapshot.h"
+#include "store/StoreTotals.h"
 
 #include <QList>
 #include <QObject>
+
+#include <optional>
 
 class QLabel;
 class QStatusBar;
@@ -18,7 +21,8 @@ struct SecretProblem;
 
 namespace EventDesk::Ui {
 
-// The totals of all topics and subscriptions in one engine snapshot.
+// The totals of all topics and subscriptions in one engine snapshot: what the engine (or a monitor)
+// counted since it started.
 struct SnapshotTotals
 {
     quint64 published = 0;
@@ -32,7 +36,7 @@ struct SnapshotTotals
 };
 
 // The main window's status bar: what the engine is doing, where the topic endpoint listens,
-// whether secrets can be kept, and the totals of the last snapshot. Every item is short (a few
+// whether secrets can be kept, and the totals of the workspace's store. Every item is short (a few
 // words, the details in its tooltip) so that none cuts another: whole messages go to the
 // window's banners (WindowNotices).
 class MainStatusBar final : public QObject
@@ -52,8 +56,11 @@ public:
     void setReadOnlyState(const QString &text);
     // The listen URL of the topic endpoint (empty: the engine is not listening).
     void setListenUrl(const QString &url);
-    // Totals, and the number of subscriptions in probation next to the engine state.
+    // The number of subscriptions in probation, next to the engine state.
     void showTotals(const SnapshotTotals &totals);
+    // The totals of the workspace's store (StoreTotals.h), every engine's that ran it; none: not
+    // read yet, or no workspace.
+    void showStoredTotals(const std::optional<EventDesk::StoreTotals> &totals);
     // A short warning when secrets cannot be kept, or required ones are missing; nothing
     // otherwise. The reason is in its tooltip and the secrets banner.
     void showSecrets(const EventDesk::SecretStore &store,

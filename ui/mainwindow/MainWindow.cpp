@@ -8,6 +8,7 @@
 #include "MainWindowActions.h"
 #include "MonitorMode.h"
 #include "SharedWorkspaceMode.h"
+#include "StoreTotalsPoller.h"
 #include "WindowNotices.h"
 #include "WorkspaceFolders.h"
 #include "WorkspaceLayout.h"
@@ -102,6 +103,14 @@ MainWindow::MainWindow(Options options, QWidget *parent)
         updateActions();
     });
     connect(&m_host, &EngineHost::snapshotReady, this, &MainWindow::onSnapshot);
+    // The counts the window shows are the store's (what every engine that ran the workspace
+    // counted); the snapshots' own counters, since this engine started, draw the rates.
+    m_totals = new StoreTotalsPoller(this);
+    connect(m_totals, &StoreTotalsPoller::totalsChanged, this, [this](const StoreTotals &totals) {
+        m_treeModel->setTotals(totals);
+        m_dashboard->setStoredTotals(totals);
+        m_statusBar->showStoredTotals(totals);
+    });
     connect(&m_host, &EngineHost::attemptsLogged, m_log, &DeliveryLogView::appendAttempts);
     connect(&m_host, &EngineHost::storeError, m_statusBar, &MainStatusBar::showStoreError);
     updateActions();
@@ -503,6 +512,10 @@ void MainWindow::showNoWorkspace()
     m_workspace = Workspace();
     m_treeModel->setWorkspace(m_workspace);
     m_log->setStoreLocation(QString());
+    m_totals->setStoreLocation(QString());
+    m_treeModel->setTotals(std::nullopt);
+    m_dashboard->setStoredTotals(std::nullopt);
+    m_statusBar->showStoredTotals(std::nullopt);
     m_statusBar->setEngineState(tr("No workspace open"));
     m_statusBar->setListenUrl(QString());
     setWindowTitle(tr("EventDesk"));
@@ -517,6 +530,12 @@ void MainWindow::showOpenedWorkspace()
     m_tree->expandAll();
     fitTreeNames();
     m_log->setStoreLocation(m_host.storeLocation());
+    if (m_host.storeLocation() != m_totals->storeLocation()) {
+        m_treeModel->setTotals(std::nullopt);
+        m_dashboard->setStoredTotals(std::nullopt);
+        m_statusBar->showStoredTotals(std::nullopt);
+    }
+    m_totals->setStoreLocation(m_host.storeLocation());
     m_deadLetters->reload();
     if (!m_workspace.topics.isEmpty()) {
         const Topic &first = m_workspace.topics.constFirst();

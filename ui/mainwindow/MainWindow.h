@@ -34,6 +34,7 @@ class MainWindowActions;
 class Banner;
 class MonitorMode;
 class SharedWorkspaceMode;
+class StoreTotalsPoller;
 struct SharedWorkspaceLocation;
 class WindowNotices;
 class ReceiversView;
@@ -199,6 +200,7 @@ private:
     WorkspaceFolders *m_folders = nullptr;
     WorkspaceLayout *m_layout = nullptr;
     MainStatusBar *m_statusBar = nullptr;
+    StoreTotalsPoller *m_totals = nullptr;
     MonitorMode *m_monitorMode = nullptr;
     SharedWorkspaceMode *m_sharedMode = nullptr;
     WindowNotices *m_notices = nullptr;

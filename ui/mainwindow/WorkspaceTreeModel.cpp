@@ -89,14 +89,6 @@ QIcon stateBadge(WorkspaceTreeModel::Badge badge, const QColor &color)
     return icon;
 }
 
-quint64 sum(const QHash<DeadLetterReason, quint64> &counts)
-{
-    quint64 total = 0;
-    for (quint64 value : counts)
-        total += value;
-    return total;
-}
-
 } // namespace
 
 WorkspaceTreeModel::WorkspaceTreeModel(QObject *parent)
@@ -134,6 +126,48 @@ void WorkspaceTreeModel::setWorkspace(const Workspace &workspace)
     endResetModel();
 }
 
+template<typename Change> void WorkspaceTreeModel::announceChanges(Change change)
+{
+    // What every row draws before the change, then after it.
+    QList<QVariantList> topicsBefore;
+    QList<QList<QVariantList>> subscriptionsBefore;
+    topicsBefore.reserve(m_topics.size());
+    subscriptionsBefore.reserve(m_topics.size());
+    for (const TopicRow &topic : std::as_const(m_topics)) {
+        topicsBefore.append(paintedValues(topic));
+        QList<QVariantList> rows;
+        rows.reserve(topic.subscriptions.size());
+        for (const SubscriptionRow &subscription : topic.subscriptions)
+            rows.append(paintedValues(topic, subscription));
+        subscriptionsBefore.append(rows);
+    }
+    change();
+    for (int topicRow = 0; topicRow < m_topics.size(); ++topicRow) {
+        const TopicRow &topic = m_topics.at(topicRow);
+        const QModelIndex parentIndex = index(topicRow, 0);
+        // Runs of changed rows, each announced once.
+        int firstChanged = -1;
+        const auto announce = [&](int endRow) {
+            if (firstChanged >= 0)
+                Q_EMIT dataChanged(index(firstChanged, NameColumn, parentIndex),
+                                   index(endRow - 1, DeadLetterColumn, parentIndex));
+            firstChanged = -1;
+        };
+        for (int row = 0; row < topic.subscriptions.size(); ++row) {
+            if (paintedValues(topic, topic.subscriptions.at(row)) != subscriptionsBefore.at(topicRow).at(row)) {
+                if (firstChanged < 0)
+                    firstChanged = row;
+            } else {
+                announce(row);
+            }
+        }
+        announce(int(topic.subscriptions.size()));
+        // The topic's row sums its subscriptions.
+        if (paintedValues(topic) != topicsBefore.at(topicRow))
+            Q_EMIT dataChanged(index(topicRow, StateColumn), index(topicRow, DeadLetterColumn));
+    }
+}
+
 void WorkspaceTreeModel::applySnapshot(const EngineSnapshot &snapshot)
 {
     m_nowMs = snapshot.nowMs;
@@ -147,44 +181,47 @@ void WorkspaceTreeModel::applySnapshot(const EngineSnapshot &snapshot)
     for (const SubscriptionSnapshot &state : snapshot.subscriptions)
         subscriptions.insert(key(state.topic, state.subscription), &state);
 
-    for (int topicRow = 0; topicRow < m_topics.size(); ++topicRow) {
-        TopicRow &topic = m_topics[topicRow];
-        const QVariantList topicBefore = paintedValues(topic);
-        if (const TopicSnapshot *counters = topics.value(topic.name.toCaseFolded())) {
-            topic.counters = *counters;
-            topic.hasCounters = true;
-        }
-        const QModelIndex parentIndex = index(topicRow, 0);
-        // Runs of changed rows, each announced once.
-        int firstChanged = -1;
-        const auto announce = [&](int endRow) {
-            if (firstChanged >= 0)
-                Q_EMIT dataChanged(index(firstChanged, NameColumn, parentIndex),
-                                   index(endRow - 1, DeadLetterColumn, parentIndex));
-            firstChanged = -1;
-        };
-        for (int row = 0; row < topic.subscriptions.size(); ++row) {
-            SubscriptionRow &subscription = topic.subscriptions[row];
-            const SubscriptionSnapshot *state = subscriptions.value(key(topic.name, subscription.name));
-            if (!state) {
-                announce(row);
-                continue;
+    announceChanges([&] {
+        for (TopicRow &topic : m_topics) {
+            if (const TopicSnapshot *counters = topics.value(topic.name.toCaseFolded())) {
+                topic.counters = *counters;
+                topic.hasCounters = true;
             }
-            const QVariantList before = paintedValues(topic, subscription);
-            subscription.state = *state;
-            subscription.hasState = true;
-            if (paintedValues(topic, subscription) != before) {
-                if (firstChanged < 0)
-                    firstChanged = row;
-            } else {
-                announce(row);
+            for (SubscriptionRow &subscription : topic.subscriptions) {
+                if (const SubscriptionSnapshot *state
+                    = subscriptions.value(key(topic.name, subscription.name))) {
+                    subscription.state = *state;
+                    subscription.hasState = true;
+                }
             }
         }
-        announce(int(topic.subscriptions.size()));
-        // The topic's row sums its subscriptions.
-        if (paintedValues(topic) != topicBefore)
-            Q_EMIT dataChanged(index(topicRow, StateColumn), index(topicRow, DeadLetterColumn));
-    }
+    });
+}
+
+void WorkspaceTreeModel::setTotals(const std::optional<StoreTotals> &totals)
+{
+    if (totals == m_totals)
+        return;
+    announceChanges([&] { m_totals = totals; });
+}
+
+TopicTotals WorkspaceTreeModel::topicTotals(const TopicRow &topic) const
+{
+    return m_totals ? m_totals->topic(topic.name) : TopicTotals();
+}
+
+SubscriptionTotals WorkspaceTreeModel::subscriptionTotals(const TopicRow &topic,
+                                                          const SubscriptionRow &subscription) const
+{
+    return m_totals ? m_totals->subscription(topic.name, subscription.name) : SubscriptionTotals();
+}
+
+quint64 WorkspaceTreeModel::topicDeadLettered(const TopicRow &topic) const
+{
+    quint64 deadLetters = 0;
+    for (const SubscriptionRow &subscription : topic.subscriptions)
+        deadLetters += subscriptionTotals(topic, subscription).deadLettered();
+    return deadLetters;
 }
 
 QVariantList WorkspaceTreeModel::paintedValues(const TopicRow &topic) const
@@ -314,31 +351,36 @@ QVariant WorkspaceTreeModel::topicData(const TopicRow &topic, int column, int ro
         case NameColumn:
             return topic.name;
         case StateColumn:
-            if (!topic.hasCounters)
+            // The store's count: what every engine that ran the workspace accepted.
+            if (!m_totals)
                 return QString();
-            return tr("%n event(s) published", nullptr, int(topic.counters.published));
+            return tr("%n event(s) published", nullptr,
+                      int(std::min<quint64>(topicTotals(topic).published, std::numeric_limits<int>::max())));
         case BacklogColumn: {
             qint64 backlog = 0;
             for (const SubscriptionRow &subscription : topic.subscriptions)
                 backlog += subscription.state.backlog;
             return backlog;
         }
-        case DeadLetterColumn: {
-            quint64 deadLetters = 0;
-            for (const SubscriptionRow &subscription : topic.subscriptions)
-                deadLetters += sum(subscription.state.deadLetteredByReason);
-            return deadLetters;
-        }
+        case DeadLetterColumn:
+            return topicDeadLettered(topic);
         }
         break;
-    case Qt::ToolTipRole:
-        if (!topic.hasCounters)
-            return tr("Topic %1 (%2)").arg(topic.name, schemaLabel(topic.inputSchema));
-        return tr("Topic %1 (%2)\nPublished: %3, unmatched: %4, rejected requests: %5")
-            .arg(topic.name, schemaLabel(topic.inputSchema))
-            .arg(topic.counters.published)
-            .arg(topic.counters.unmatched)
-            .arg(topic.counters.rejectedRequests);
+    case Qt::ToolTipRole: {
+        QString tip = tr("Topic %1 (%2)").arg(topic.name, schemaLabel(topic.inputSchema));
+        if (m_totals) {
+            const TopicTotals totals = topicTotals(topic);
+            tip += u'\n'
+                + tr("Published: %1, unmatched: %2 (the workspace's totals)")
+                      .arg(totals.published)
+                      .arg(totals.unmatched);
+        }
+        if (topic.hasCounters && topic.counters.rejectedRequests > 0) {
+            tip += u'\n'
+                + tr("Requests refused since the engine started: %1").arg(topic.counters.rejectedRequests);
+        }
+        return tip;
+    }
     case Qt::FontRole:
         if (column == NameColumn) {
             QFont font;
@@ -423,6 +465,7 @@ QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const Subsc
                                               int column, int role) const
 {
     const SubscriptionSnapshot &state = subscription.state;
+    const SubscriptionTotals totals = subscriptionTotals(topic, subscription);
     const bool inProbation = state.probationState != ProbationTracker::State::Healthy;
     switch (role) {
     case KindRole:
@@ -459,14 +502,18 @@ QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const Subsc
         case BacklogColumn:
             return state.backlog + state.inFlight;
         case DeadLetterColumn:
-            return sum(state.deadLetteredByReason);
+            return totals.deadLettered();
         }
         break;
     case Qt::ToolTipRole: {
-        QString tip = tr("%1 → %2\nMatched %3, delivered %4, in flight %5, waiting %6")
+        QString tip = tr("%1 → %2\nMatched %3, delivered %4, failed attempts %5, dead-lettered %6, "
+                         "dropped %7 (the workspace's totals)\nIn flight %8, waiting %9")
                           .arg(subscription.name, subscription.destination)
-                          .arg(state.matched)
-                          .arg(state.delivered)
+                          .arg(totals.matched)
+                          .arg(totals.delivered)
+                          .arg(totals.failedAttempts())
+                          .arg(totals.deadLettered())
+                          .arg(totals.dropped())
                           .arg(state.inFlight)
                           .arg(state.backlog);
         if (state.provisioningState != ProvisioningState::Succeeded) {
@@ -499,7 +546,7 @@ QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const Subsc
     case Qt::ForegroundRole:
         if (column == StateColumn)
             return badgeColor(subscription);
-        if (column == DeadLetterColumn && sum(state.deadLetteredByReason) > 0)
+        if (column == DeadLetterColumn && totals.deadLettered() > 0)
             return outcomeColor(DeliveryOutcome::BadRequest, QApplication::palette());
         break;
     case Qt::DecorationRole:
@@ -512,8 +559,7 @@ QVariant WorkspaceTreeModel::subscriptionData(const TopicRow &topic, const Subsc
         // Screen readers get the state the badge and the colours show.
         if (column == NameColumn || column == StateColumn)
             return tr("Subscription %1 of topic %2: %3; backlog %4; %n dead letter(s)", nullptr,
-                      int(std::min<quint64>(sum(state.deadLetteredByReason),
-                                            std::numeric_limits<int>::max())))
+                      int(std::min<quint64>(totals.deadLettered(), std::numeric_limits<int>::max())))
                 .arg(subscription.name, topic.name,
                      subscriptionData(topic, subscription, StateColumn, Qt::DisplayRole).toString())
                 .arg(state.backlog + state.inFlight);

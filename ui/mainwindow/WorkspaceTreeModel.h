@@ -4,15 +4,19 @@
 
 #include "engine/EngineSnapshot.h"
 #include "model/Workspace.h"
+#include "store/StoreTotals.h"
 
 #include <QAbstractItemModel>
 #include <QHash>
+
+#include <optional>
 
 namespace EventDesk::Ui {
 
 // Topics and their event subscriptions with live state badges (healthy / probation until
 // HH:MM:SS and why / disabled, backlog, dead letters): shape, colour from the palette, text and
-// an accessible description, so the state never rests on colour alone. Structure changes only when
+// an accessible description, so the state never rests on colour alone. Counts (published, matched,
+// delivered, dead-lettered) are the store's totals (setTotals()), the state is the engine's. Structure changes only when
 // the workspace changes; snapshots update the badge columns with dataChanged, never a reset.
 class WorkspaceTreeModel final : public QAbstractItemModel
 {
@@ -37,6 +41,8 @@ public:
     // Takes the engine's latest state; announces (dataChanged) only the rows whose drawing it
     // changes, so that a hundred idle subscriptions are not repainted several times a second.
     void applySnapshot(const EngineSnapshot &snapshot);
+    // The totals of the workspace's store (none: not read yet); announces the rows they change.
+    void setTotals(const std::optional<EventDesk::StoreTotals> &totals);
 
     QModelIndex topicIndex(const QString &topic) const;
     QModelIndex subscriptionIndex(const QString &topic, const QString &subscription) const;
@@ -63,11 +69,18 @@ private:
         QString name;
         EventSchema inputSchema = EventSchema::EventGrid;
         QList<SubscriptionRow> subscriptions;
+        // What the engine counted since it started (rejected requests: the store keeps no row of
+        // a request it refused).
         TopicSnapshot counters;
-        // A snapshot has counted this topic's publishes (a read-only monitor's never does: the
-        // store does not keep that count).
         bool hasCounters = false;
     };
+
+    // The store's totals of a topic, of its subscriptions (summed) and of one subscription.
+    TopicTotals topicTotals(const TopicRow &topic) const;
+    quint64 topicDeadLettered(const TopicRow &topic) const;
+    SubscriptionTotals subscriptionTotals(const TopicRow &topic, const SubscriptionRow &subscription) const;
+    // Runs dataChanged over the rows whose drawing change() changes.
+    template<typename Change> void announceChanges(Change change);
 
     static Badge badgeOf(const SubscriptionRow &subscription);
     static QColor badgeColor(const SubscriptionRow &subscription);
@@ -80,6 +93,7 @@ private:
     QVariantList paintedValues(const TopicRow &topic, const SubscriptionRow &subscription) const;
 
     QList<TopicRow> m_topics;
+    std::optional<EventDesk::StoreTotals> m_totals;
     qint64 m_nowMs = 0;
 };
 

@@ -282,7 +282,9 @@ void TestAccessibility::stateBadgesAreNotColourAlone()
     probing.probationCause = DeliveryOutcome::Busy;
     SubscriptionSnapshot refused = snapshotOf(u"refused"_s);
     refused.provisioningState = ProvisioningState::Failed;
-    refused.deadLetteredByReason = {{DeadLetterReason::MaxDeliveryAttemptsExceeded, 3}};
+    model.setTotals(StoreTotals::fromRows(
+        {{u"orders"_s, u"refused"_s,
+          int(TotalCounter::DeadLetteredBase) + int(DeadLetterReason::MaxDeliveryAttemptsExceeded), 3}}));
     snapshot.subscriptions
         = {snapshotOf(u"healthy"_s), probation, probing, refused, snapshotOf(u"paused"_s)};
     model.applySnapshot(snapshot);

@@ -463,9 +463,9 @@ void tst_MainWindow::treeRepaintsOnlyRowsThatChanged()
     model.applySnapshot(snapshot);
     QCOMPARE(changed.count(), 0);
 
-    // sub-2's backlog and sub-3's dead letters change: one run of two rows, then the topic's sums.
+    // sub-2's and sub-3's backlogs change: one run of two rows, then the topic's sums.
     snapshot.subscriptions[2].backlog = 7;
-    snapshot.subscriptions[3].deadLetteredByReason = {{DeadLetterReason::TimeToLiveExceeded, 1}};
+    snapshot.subscriptions[3].backlog = 1;
     model.applySnapshot(snapshot);
     QCOMPARE(changed.count(), 2);
     const QModelIndex orders = model.topicIndex(u"orders"_s);
@@ -475,12 +475,35 @@ void tst_MainWindow::treeRepaintsOnlyRowsThatChanged()
     QCOMPARE(changed.at(1).at(0).value<QModelIndex>().row(), orders.row());
     QCOMPARE(model.index(2, Ui::WorkspaceTreeModel::BacklogColumn, orders).data().toLongLong(), 7);
 
+    // The counts are the store's totals (the snapshots' counters are the engine's since it
+    // started): the first totals change every row that shows one, later ones only those whose
+    // count changed.
+    changed.clear();
+    const auto total = [](const QString &subscription, TotalCounter counter, qint64 value) {
+        return TotalChange {u"orders"_s, subscription, int(counter), value};
+    };
+    const int expired = int(TotalCounter::DeadLetteredBase) + int(DeadLetterReason::TimeToLiveExceeded);
+    QList<TotalChange> rows {total(QString(), TotalCounter::Published, 10),
+                             total(u"sub-3"_s, TotalCounter(expired), 1)};
+    model.setTotals(StoreTotals::fromRows(rows));
+    QCOMPARE(changed.count(), 2); // sub-3's row, the topic's
+    QCOMPARE(changed.at(0).at(0).value<QModelIndex>(), model.index(3, 0, orders));
+    QCOMPARE(model.index(3, Ui::WorkspaceTreeModel::DeadLetterColumn, orders).data().toLongLong(), 1);
+    QCOMPARE(model.topicIndex(u"orders"_s).siblingAtColumn(Ui::WorkspaceTreeModel::StateColumn).data().toString(),
+             u"10 event(s) published"_s);
+    QCOMPARE(model.topicIndex(u"orders"_s).siblingAtColumn(Ui::WorkspaceTreeModel::DeadLetterColumn).data().toLongLong(), 1);
+
     // A new publish count changes the topic's row only.
     changed.clear();
-    snapshot.topics[0].published = 11;
-    model.applySnapshot(snapshot);
+    rows[0].value = 11;
+    model.setTotals(StoreTotals::fromRows(rows));
     QCOMPARE(changed.count(), 1);
     QVERIFY(!changed.at(0).at(0).value<QModelIndex>().parent().isValid());
+    // Nor does the engine's own count of publishes repaint anything.
+    changed.clear();
+    snapshot.topics[0].published = 12;
+    model.applySnapshot(snapshot);
+    QCOMPARE(changed.count(), 0);
 }
 
 // A webhook that is not up yet: the state says why, when the next handshake goes out and how many
