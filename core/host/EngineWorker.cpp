@@ -106,6 +106,10 @@ EngineWorker::StartResult EngineWorker::open(Settings settings)
         }
     }
 
+    // Readers of the store (the app's views, a monitor) tell from it how the rows' engine times
+    // relate to the wall clock. A store that cannot take it now fails its next write as well.
+    if (auto recorded = m_store->recordTimeScale(settings.timeScale); !recorded)
+        qCWarning(lcStore) << "the time scale was not recorded:" << recorded.error();
     m_clock = settings.timeScale == 1.0 ? std::unique_ptr<Clock>(std::make_unique<SystemClock>())
                                         : std::make_unique<ScaledClock>(settings.timeScale);
     EngineOptions options;

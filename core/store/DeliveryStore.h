@@ -309,6 +309,11 @@ public:
     virtual Expected<QList<DroppedEntry>> droppedDeliveries(int limit) = 0;
     virtual Expected<QList<AttemptLogEntry>> attemptLog(int limit) = 0; // newest first
 
+    // The time scale the engine runs at (eventdeskd --time-scale; 1 for the wall clock), kept so
+    // that a reader can tell how the engine times of the rows relate to the wall clock: the scale
+    // of the last run, and the fastest any run had (EngineTimeScales, DeliveryStoreReader.h).
+    virtual Expected<void> recordTimeScale(double scale) = 0;
+
     // A store several engines share (see InstanceLeases); nullptr for a store of one engine, which
     // then assigns ids from maxIds() and loads every unfinished delivery at start.
     virtual InstanceLeases *instanceLeases() { return nullptr; }

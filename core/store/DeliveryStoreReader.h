@@ -45,6 +45,26 @@ struct FateCount
     qint64 newestId = 0;
 };
 
+// The time scales the engines that wrote the store ran at (DeliveryStore::recordTimeScale()); 0:
+// never recorded (a store of an earlier version until its engine starts again).
+struct EngineTimeScales
+{
+    double last = 0; // the engine that started last
+    double fastest = 0; // the fastest of every run
+
+    bool operator==(const EngineTimeScales &other) const = default;
+};
+
+// The engine times of the oldest and the newest dead letter (0, 0: none).
+struct TimeRange
+{
+    qint64 oldestMs = 0;
+    qint64 newestMs = 0;
+
+    bool isEmpty() const { return oldestMs == 0 && newestMs == 0; }
+    bool operator==(const TimeRange &other) const = default;
+};
+
 // Unfinished deliveries of one subscription in one state.
 struct DeliveryGauge
 {
@@ -115,6 +135,8 @@ public:
     virtual Expected<QList<ProbationRecord>> probation() = 0;
     // The store's running totals (StoreTotals.h): what every engine that wrote it counted.
     virtual Expected<StoreTotals> totals() = 0;
+    virtual Expected<EngineTimeScales> timeScales() = 0;
+    virtual Expected<TimeRange> deadLetterTimes() = 0;
     // The instances registered on a shared store, by id; none on a store of one engine.
     virtual Expected<QList<InstanceStatus>> instances() = 0;
 };

@@ -29,6 +29,15 @@ inline constexpr char DeliveriesOfEventWhere[] = " FROM deliveries WHERE event_s
 // The running totals (StoreTotals.h), one row per counter.
 inline constexpr char Totals[] = "SELECT topic, subscription, counter, value FROM totals";
 
+// The scales DeliveryStore::recordTimeScale() kept, in thousandths.
+inline constexpr char TimeScales[]
+    = "SELECT coalesce((SELECT value FROM meta WHERE key = 'time_scale_permille'), 0),"
+      " coalesce((SELECT value FROM meta WHERE key = 'fastest_time_scale_permille'), 0)";
+// Each bound alone, so that both read one end of dead_letters_by_time.
+inline constexpr char DeadLetterTimes[]
+    = "SELECT coalesce((SELECT min(dead_lettered_ms) FROM dead_letters), 0),"
+      " coalesce((SELECT max(dead_lettered_ms) FROM dead_letters), 0)";
+
 // The ids of a page of dead letters: "SELECT id FROM dead_letters" + where + this, the LIMIT last.
 inline constexpr char DeadLetterIdsOrder[] = " ORDER BY id DESC LIMIT ?";
 
@@ -40,6 +49,16 @@ template<typename Row> StoreWatermarks readWatermarks(const Row &row)
 template<typename Row> TotalChange readTotal(const Row &row)
 {
     return {row.columnText(0), row.columnText(1), row.columnInt(2), row.columnInt64(3)};
+}
+
+template<typename Row> EngineTimeScales readTimeScales(const Row &row)
+{
+    return {double(row.columnInt64(0)) / 1000.0, double(row.columnInt64(1)) / 1000.0};
+}
+
+template<typename Row> TimeRange readTimeRange(const Row &row)
+{
+    return {row.columnInt64(0), row.columnInt64(1)};
 }
 
 template<typename Row> FateCount readFateCount(const Row &row)

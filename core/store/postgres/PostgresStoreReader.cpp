@@ -270,6 +270,31 @@ Expected<StoreTotals> PostgresStoreReader::totals()
     return StoreTotals::fromRows(rows.value());
 }
 
+Expected<EngineTimeScales> PostgresStoreReader::timeScales()
+{
+    if (auto opened = open(); !opened)
+        return Error(opened.error());
+    auto rows = d->collect<EngineTimeScales>(ReaderSql::TimeScales, {}, u"read the time scales"_s,
+                                             [](const PostgresResult &row) {
+                                                 return ReaderSql::readTimeScales(row);
+                                             });
+    if (!rows)
+        return Error(rows.error());
+    return rows->value(0);
+}
+
+Expected<TimeRange> PostgresStoreReader::deadLetterTimes()
+{
+    if (auto opened = open(); !opened)
+        return Error(opened.error());
+    auto rows = d->collect<TimeRange>(ReaderSql::DeadLetterTimes, {},
+                                      u"read the times of the dead letters"_s,
+                                      [](const PostgresResult &row) { return ReaderSql::readTimeRange(row); });
+    if (!rows)
+        return Error(rows.error());
+    return rows->value(0);
+}
+
 Expected<QList<InstanceStatus>> PostgresStoreReader::instances()
 {
     if (auto opened = open(); !opened)

@@ -42,6 +42,8 @@ public:
     Expected<QList<DeliveryGauge>> deliveryGauges() override;
     Expected<QList<ProbationRecord>> probation() override;
     Expected<StoreTotals> totals() override;
+    Expected<EngineTimeScales> timeScales() override;
+    Expected<TimeRange> deadLetterTimes() override;
     Expected<QList<InstanceStatus>> instances() override;
 
 private:

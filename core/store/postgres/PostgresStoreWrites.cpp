@@ -11,6 +11,7 @@
 
 #include <QSet>
 
+#include <cmath>
 #include <vector>
 
 using namespace Qt::StringLiterals;
@@ -448,6 +449,29 @@ Expected<void> PostgresDeliveryStore::commit(const StoreBatch &batch)
         if (bound.rowCount() == 1)
             d->attemptLogTrimmedThrough = bound.columnInt64(0);
     }
+    return {};
+}
+
+Expected<void> PostgresDeliveryStore::recordTimeScale(double scale)
+{
+    const std::lock_guard lock(d->mutex);
+    if (!d->connection)
+        return d->notOpen();
+    const auto permille = qint64(std::llround(scale * 1000.0));
+    PostgresTransaction transaction;
+    transaction
+        .add("INSERT INTO meta (key, value) VALUES ('time_scale_permille', $1)"
+             " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"_ba,
+             u"record the time scale"_s)
+        .bindAll(permille);
+    transaction
+        .add("INSERT INTO meta (key, value) VALUES ('fastest_time_scale_permille', $1)"
+             " ON CONFLICT (key) DO UPDATE SET value = GREATEST(meta.value, EXCLUDED.value)"_ba,
+             u"record the fastest time scale"_s)
+        .bindAll(permille);
+    auto done = d->connection->transaction(transaction.commands, transaction.whats);
+    if (!done)
+        return Error(done.error());
     return {};
 }
 

@@ -47,6 +47,7 @@ public:
     Expected<QList<DeadLetterEntry>> deadLettersById(const QList<qint64> &ids) override;
     Expected<qint64> countDeadLetters(const DeadLetterQuery &query) override;
     Expected<void> removeDeadLetters(const QList<qint64> &ids) override;
+    Expected<void> recordTimeScale(double scale) override;
     Expected<void> insertResubmitted(const QList<StoredEvent> &events,
                                      const QList<DeliveryRecord> &deliveries,
                                      const QList<ResubmissionEntry> &resubmissions,

@@ -265,4 +265,20 @@ Expected<StoreTotals> SqliteStoreReader::totals()
     return StoreTotals::fromRows(rows.value());
 }
 
+Expected<EngineTimeScales> SqliteStoreReader::timeScales()
+{
+    auto rows = selectList(ReaderSql::TimeScales, &ReaderSql::readTimeScales<SqliteStatement>);
+    if (!rows)
+        return Error(rows.error());
+    return rows->value(0);
+}
+
+Expected<TimeRange> SqliteStoreReader::deadLetterTimes()
+{
+    auto rows = selectList(ReaderSql::DeadLetterTimes, &ReaderSql::readTimeRange<SqliteStatement>);
+    if (!rows)
+        return Error(rows.error());
+    return rows->value(0);
+}
+
 } // namespace EventDesk

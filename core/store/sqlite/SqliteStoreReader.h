@@ -34,6 +34,8 @@ public:
     Expected<QList<DeliveryGauge>> deliveryGauges() override;
     Expected<QList<ProbationRecord>> probation() override;
     Expected<StoreTotals> totals() override;
+    Expected<EngineTimeScales> timeScales() override;
+    Expected<TimeRange> deadLetterTimes() override;
     Expected<QList<InstanceStatus>> instances() override { return QList<InstanceStatus>(); }
 
 private:

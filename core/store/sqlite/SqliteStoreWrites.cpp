@@ -8,6 +8,7 @@
 #include "SqliteStoreSchema.h"
 #include "SqliteStoreState.h"
 
+#include <cmath>
 #include <vector>
 
 using namespace Qt::StringLiterals;
@@ -352,6 +353,34 @@ Expected<void> SqliteDeliveryStore::commit(const StoreBatch &batch)
             }
         }
         return d->addTotals(totalsOfBatch(batch));
+    });
+}
+
+Expected<void> SqliteDeliveryStore::recordTimeScale(double scale)
+{
+    const std::lock_guard lock(d->mutex);
+    if (!d->database)
+        return d->notOpen();
+    const auto permille = qint64(std::llround(scale * 1000.0));
+    return d->inTransaction(u"record the time scale"_s, [&]() -> Expected<void> {
+        QString errorText;
+        SqliteStatement *last = d->statement(
+            "INSERT INTO meta (key, value) VALUES ('time_scale_permille', ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value"_ba,
+            &errorText);
+        SqliteStatement *fastest = last
+            ? d->statement("INSERT INTO meta (key, value) VALUES ('fastest_time_scale_permille', ?)"
+                           " ON CONFLICT (key) DO UPDATE SET value = max(meta.value, excluded.value)"_ba,
+                           &errorText)
+            : nullptr;
+        if (!fastest)
+            return d->error(u"prepare recording the time scale: %1"_s.arg(errorText));
+        for (SqliteStatement *record : {last, fastest}) {
+            record->bind(1, permille);
+            if (!record->execute())
+                return d->sqlError(u"record the time scale"_s, record->errorText());
+        }
+        return {};
     });
 }
 

@@ -131,6 +131,7 @@ private Q_SLOTS:
     void streamsManyDeliveriesInOrder();
     void callsFromSeveralThreads();
     void totalsCountWhatWasCommitted();
+    void timeScalesAndDeadLetterTimes();
 
 private:
     std::unique_ptr<DeliveryStore> openStore(int maxAttemptLogRows = 100000);
@@ -696,6 +697,31 @@ void StoreContractTest::totalsCountWhatWasCommitted()
     QCOMPARE(all.deadLettered(), 1u);
     QCOMPARE(all.dropped(), 1u);
     QCOMPARE(totals->allTopics().published, 3u);
+}
+
+// What a reader needs to show engine times honestly: the scale of the last run and of the fastest,
+// and the times of the oldest and newest dead letter.
+void StoreContractTest::timeScalesAndDeadLetterTimes()
+{
+    auto reader = openDeliveryStoreReader(m_location);
+    QVERIFY2(reader, qPrintable(reader.error()));
+    QCOMPARE(reader.value()->timeScales().value(), (EngineTimeScales {0, 0})); // never recorded
+    QVERIFY(reader.value()->deadLetterTimes().value().isEmpty());
+
+    QVERIFY(m_store->recordTimeScale(600));
+    QCOMPARE(reader.value()->timeScales().value(), (EngineTimeScales {600, 600}));
+    QVERIFY(m_store->recordTimeScale(1));
+    QCOMPARE(reader.value()->timeScales().value(), (EngineTimeScales {1, 600}));
+    QVERIFY(m_store->recordTimeScale(2.5));
+    QCOMPARE(reader.value()->timeScales().value(), (EngineTimeScales {2.5, 600}));
+
+    storeDeadLetters({deadLetter(u"orders"_s, u"a"_s, u"e-1"_s, DeadLetterReason::TimeToLiveExceeded,
+                                 DeliveryOutcome::Busy, 7'000, "{}"),
+                      deadLetter(u"orders"_s, u"a"_s, u"e-2"_s, DeadLetterReason::TimeToLiveExceeded,
+                                 DeliveryOutcome::Busy, 3'000, "{}"),
+                      deadLetter(u"orders"_s, u"b"_s, u"e-3"_s, DeadLetterReason::TimeToLiveExceeded,
+                                 DeliveryOutcome::Busy, 5'000, "{}")});
+    QCOMPARE(reader.value()->deadLetterTimes().value(), (TimeRange {3'000, 7'000}));
 }
 
 QTEST_GUILESS_MAIN(StoreContractTest)
