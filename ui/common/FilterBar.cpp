@@ -10,6 +10,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSignalBlocker>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -116,11 +117,21 @@ FilterBar::FilterBar(const Fields &fields, QWidget *parent)
             connect(check, &QCheckBox::toggled, this, &FilterBar::emitIfChanged);
             connect(edit, &QDateTimeEdit::dateTimeChanged, m_typingTimer,
                     qOverload<>(&QTimer::start));
+            connect(edit, &QDateTimeEdit::dateTimeChanged, this, [this] {
+                if (!m_settingTimes)
+                    m_timesEditedByUser = true;
+            });
             if (check == m_toCheck)
                 secondLine->addSpacing(12);
             secondLine->addWidget(check);
             secondLine->addWidget(edit);
         }
+        m_timeNote = new QLabel(this);
+        m_timeNote->setObjectName(u"timeNote"_s);
+        m_timeNote->setForegroundRole(QPalette::PlaceholderText);
+        m_timeNote->setVisible(false);
+        secondLine->addSpacing(12);
+        secondLine->addWidget(m_timeNote);
         lastLine = secondLine;
     }
 
@@ -217,6 +228,45 @@ void FilterBar::setSubscription(const QString &topic, const QString &subscriptio
 void FilterBar::applyNow()
 {
     emitIfChanged();
+}
+
+void FilterBar::setTimeRangeDefaults(qint64 oldestMs, qint64 newestMs)
+{
+    if (!m_fromEdit || m_timesEditedByUser || (oldestMs == 0 && newestMs == 0))
+        return;
+    // Whole minutes, as the edits show them: From the oldest record's minute (its start), To the
+    // newest's (query() takes the rest of that minute in).
+    const auto minute = [](qint64 ms) {
+        QDateTime time = QDateTime::fromMSecsSinceEpoch(ms);
+        time.setTime(QTime(time.time().hour(), time.time().minute()));
+        return time;
+    };
+    m_settingTimes = true;
+    m_fromEdit->setDateTime(minute(oldestMs));
+    m_toEdit->setDateTime(minute(std::max(oldestMs, newestMs)));
+    m_settingTimes = false;
+}
+
+void FilterBar::clearTimeRange()
+{
+    if (!m_fromCheck)
+        return;
+    const QSignalBlocker fromBlocker(m_fromCheck);
+    const QSignalBlocker toBlocker(m_toCheck);
+    m_fromCheck->setChecked(false);
+    m_toCheck->setChecked(false);
+    m_fromEdit->setEnabled(false);
+    m_toEdit->setEnabled(false);
+    emitIfChanged();
+}
+
+void FilterBar::setTimeNote(const QString &text, const QString &toolTip)
+{
+    if (!m_timeNote)
+        return;
+    m_timeNote->setText(text);
+    m_timeNote->setToolTip(toolTip);
+    m_timeNote->setVisible(!text.isEmpty());
 }
 
 void FilterBar::setSummary(const QString &text, const QString &toolTip)

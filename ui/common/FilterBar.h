@@ -100,6 +100,18 @@ public:
     // Emits queryChanged() now if a change is still waiting for the input to pause.
     void applyNow();
 
+    // The time range: the dates From and To offer when ticked, so that a first tick keeps every
+    // record in (From the oldest record's minute, To the newest's). Left alone once the user
+    // changed a date. A ticked bound that follows applies the new date as a change of the user's
+    // would.
+    void setTimeRangeDefaults(qint64 oldestMs, qint64 newestMs);
+    // Unticks From and To (and applies that at once): every time again.
+    void clearTimeRange();
+    // A note after the time range, e.g. that the times are an engine's that runs faster than the
+    // wall clock; empty: none.
+    void setTimeNote(const QString &text, const QString &toolTip = QString());
+    QLabel *timeNoteLabel() const { return m_timeNote; }
+
     // Text and tool tip of the summary label (e.g. "5,000 dead letters, 834 match").
     void setSummary(const QString &text, const QString &toolTip = QString());
 
@@ -137,6 +149,9 @@ private:
     QCheckBox *m_onlyFailures = nullptr;
     QCheckBox *m_fromCheck = nullptr;
     QDateTimeEdit *m_fromEdit = nullptr;
+    QLabel *m_timeNote = nullptr;
+    bool m_timesEditedByUser = false;
+    bool m_settingTimes = false; // setTimeRangeDefaults() is changing the dates
     QCheckBox *m_toCheck = nullptr;
     QDateTimeEdit *m_toEdit = nullptr;
     SteadyLabel *m_summary = nullptr;

@@ -6,6 +6,7 @@
 
 #include <QCoreApplication>
 #include <QDateTime>
+#include <QLocale>
 
 #include <algorithm>
 
@@ -36,6 +37,33 @@ QString formatDuration(qint64 ms)
     if (seconds && !days && !hours)
         parts << u"%1 s"_s.arg(seconds);
     return parts.isEmpty() ? u"0 s"_s : parts.join(u' ');
+}
+
+EngineTimeNote engineTimeNote(double lastScale, double fastestScale)
+{
+    const QLocale locale;
+    const auto scale = [&locale](double value) { return locale.toString(value, 'g', 6); };
+    if (lastScale > 1.0) {
+        return {QCoreApplication::translate("EngineTimeNote", "Engine time, ×%1 the wall clock")
+                    .arg(scale(lastScale)),
+                QCoreApplication::translate(
+                    "EngineTimeNote",
+                    "The engine that runs this workspace keeps time %1 times faster than the wall "
+                    "clock (eventdeskd --time-scale): the times here are its own, and they run ahead "
+                    "of this computer's clock.")
+                    .arg(scale(lastScale))};
+    }
+    if (fastestScale > 1.0) {
+        return {QCoreApplication::translate("EngineTimeNote", "Engine time: some runs went ×%1")
+                    .arg(scale(fastestScale)),
+                QCoreApplication::translate(
+                    "EngineTimeNote",
+                    "An earlier run of this workspace kept time up to %1 times faster than the wall "
+                    "clock (eventdeskd --time-scale): the times of what it wrote may lie ahead of "
+                    "this computer's clock.")
+                    .arg(scale(fastestScale))};
+    }
+    return {};
 }
 
 QString destinationTypeDisplayName(DestinationType type)

@@ -21,6 +21,17 @@ QString formatClock(qint64 msSinceEpoch);
 // formatDuration ("1 min 40 s").
 QString formatLatency(qint64 ms);
 
+// What a view with engine times says of them, given the time scale of the engine that runs the
+// workspace now and the fastest any run of it had (DeliveryStoreReader::timeScales(); 0: not
+// known): "Engine time, ×600 the wall clock", "Engine time: some runs went ×600", or nothing when
+// the engine's clock has always been the wall clock.
+struct EngineTimeNote
+{
+    QString text;
+    QString toolTip;
+};
+EngineTimeNote engineTimeNote(double lastScale, double fastestScale);
+
 // "Web Hook", "Azure Function", "Storage Queue", "Service Bus Queue", "Service Bus Topic",
 // "Event Hubs": the names the Azure portal gives the endpoint types.
 QString destinationTypeDisplayName(DestinationType type);

@@ -295,6 +295,13 @@ private:
     mutable int m_widestName = 0;
 };
 
+void ProbationTimeline::setTimeNote(const QString &text, const QString &toolTip)
+{
+    m_timeNote->setText(text);
+    m_timeNote->setToolTip(toolTip);
+    m_timeNote->setVisible(!text.isEmpty());
+}
+
 ProbationTimeline::ProbationTimeline(QWidget *parent)
     : QWidget(parent)
     , m_windowCombo(new QComboBox(this))
@@ -316,9 +323,13 @@ ProbationTimeline::ProbationTimeline(QWidget *parent)
     m_canvas->setAccessibleName(tr("Probation timeline"));
     m_canvas->setAccessibleDescription(accessibleSummary());
 
+    m_timeNote = new QLabel(this);
+    m_timeNote->setForegroundRole(QPalette::PlaceholderText);
+    m_timeNote->setVisible(false);
     auto *header = new QHBoxLayout;
     header->addWidget(title);
     header->addStretch();
+    header->addWidget(m_timeNote);
     header->addWidget(m_windowCombo);
     // A workspace may have hundreds of subscriptions: the rows scroll, at least six in view.
     m_scroll = new QScrollArea(this);

@@ -9,6 +9,7 @@
 #include <QWidget>
 
 class QComboBox;
+class QLabel;
 class QScrollArea;
 
 namespace EventDesk::Ui {
@@ -52,6 +53,10 @@ public:
     void clear();
 
     void setWindow(Window window);
+    // A note beside the window's choice (engineTimeNote()): its times are an engine's that runs
+    // faster than the wall clock. Empty: none.
+    void setTimeNote(const QString &text, const QString &toolTip);
+    QLabel *timeNoteLabel() const { return m_timeNote; }
     Window window() const { return m_window; }
     qint64 windowMs() const;
 
@@ -77,6 +82,7 @@ private:
     void rowCountChanged();
 
     QComboBox *m_windowCombo = nullptr;
+    QLabel *m_timeNote = nullptr;
     ProbationTimelineCanvas *m_canvas = nullptr;
     QScrollArea *m_scroll = nullptr;
     QList<Row> m_rows;

@@ -5,6 +5,7 @@
 #include "DeadLetterDetailPane.h"
 #include "TopicResubmitDialog.h"
 #include "common/FilterBar.h"
+#include "common/Format.h"
 #include "common/RecordTable.h"
 #include "host/EngineHost.h"
 #include "log/StoreReader.h"
@@ -24,6 +25,7 @@
 #include <QVBoxLayout>
 
 #include <atomic>
+#include <limits>
 
 using namespace Qt::StringLiterals;
 
@@ -118,7 +120,12 @@ DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
 {
     m_statusLabel->setWordWrap(true);
     m_statusLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_statusLabel->setTextFormat(Qt::PlainText);
     m_statusLabel->setVisible(false);
+    connect(m_statusLabel, &QLabel::linkActivated, this, [this](const QString &link) {
+        if (link == u"show-all"_s)
+            m_filterBar->clearTimeRange();
+    });
 
     // List.
     m_table->setModel(m_model);
@@ -396,12 +403,17 @@ void DeadLetterBrowser::requestCounts()
                 return {};
             qint64 total = 0;
             qint64 matching = 0;
+            TimeRange times;
             QString error;
             if (!store) {
                 error = store.error();
             } else if (const auto all = store.value()->countDeadLetters(DeadLetterQuery()); !all) {
                 error = all.error();
             } else {
+                // Where the records lie in engine time: the time range's defaults, and what a
+                // range that hides them all says.
+                if (const auto range = store.value()->deadLetterTimes())
+                    times = range.value();
                 total = matching = all.value();
                 if (filter.hasFilter()) {
                     const auto matched = store.value()->countDeadLetters(filter);
@@ -411,7 +423,7 @@ void DeadLetterBrowser::requestCounts()
                         error = matched.error();
                 }
             }
-            return [this, generation, total, matching, error] {
+            return [this, generation, total, matching, times, error] {
                 if (generation != m_countGeneration)
                     return;
                 m_countingHint->stop();
@@ -419,7 +431,12 @@ void DeadLetterBrowser::requestCounts()
                 m_total = total;
                 m_matching = matching;
                 m_countError = error;
+                if (error.isEmpty()) {
+                    m_times = times;
+                    m_filterBar->setTimeRangeDefaults(times.oldestMs, times.newestMs);
+                }
                 showCounts();
+                showWhatTheTimeRangeHides();
                 const auto waiting = std::exchange(m_waitingForCount, {});
                 for (const auto &then : waiting)
                     then(error.isEmpty() ? matching : -1);
@@ -446,8 +463,35 @@ void DeadLetterBrowser::showCounts()
                                 : tr("%1, %2 match").arg(total, locale.toString(m_matching)));
 }
 
+void DeadLetterBrowser::setEngineTimeScales(const EngineTimeScales &scales)
+{
+    const EngineTimeNote note = engineTimeNote(scales.last, scales.fastest);
+    m_filterBar->setTimeNote(note.text, note.toolTip);
+}
+
+void DeadLetterBrowser::showWhatTheTimeRangeHides()
+{
+    const DeadLetterQuery filter = m_model->filter();
+    const bool timeBound = filter.fromMs != 0 || filter.toMs != 0;
+    if (!m_countsKnown || !m_countError.isEmpty() || !timeBound || m_matching > 0 || m_total == 0) {
+        if (m_statusLabel->textFormat() == Qt::RichText)
+            setStatus(QString());
+        return;
+    }
+    // Every dead letter is outside the range: say where they are, and offer them all.
+    const QString text
+        = tr("No dead letter in this time range: the %n dead letter(s) of the workspace were written "
+             "from %1 to %2 (engine time).", nullptr, int(std::min<qint64>(m_total, std::numeric_limits<int>::max())))
+              .arg(formatTime(m_times.oldestMs), formatTime(m_times.newestMs));
+    m_statusLabel->setTextFormat(Qt::RichText);
+    m_statusLabel->setText(text.toHtmlEscaped() + u" <a href=\"show-all\">"_s + tr("Show all")
+                           + u"</a>"_s);
+    m_statusLabel->setVisible(true);
+}
+
 void DeadLetterBrowser::setStatus(const QString &text)
 {
+    m_statusLabel->setTextFormat(Qt::PlainText);
     m_statusLabel->setText(text);
     m_statusLabel->setVisible(!text.isEmpty());
 }

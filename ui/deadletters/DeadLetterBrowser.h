@@ -4,6 +4,7 @@
 
 #include "DeadLetterModel.h"
 #include "DeadLetterOperations.h"
+#include "store/DeliveryStoreReader.h"
 
 #include <QDialog> // complete for the signal topicResubmitDialogOpened(QDialog *)
 #include <QList>
@@ -58,6 +59,11 @@ public:
     void setReadOnly(bool readOnly);
     bool isReadOnly() const { return m_readOnly; }
     void setFilterSubscription(const QString &topic, const QString &subscription);
+    // The time scales of the engines that wrote the store (DeliveryStoreReader::timeScales()): the
+    // time range says when its times are an engine's that ran faster than the wall clock.
+    void setEngineTimeScales(const EventDesk::EngineTimeScales &scales);
+    // The engine times of the oldest and newest dead letter, as the last count read them.
+    EventDesk::TimeRange deadLetterTimes() const { return m_times; }
 
     // The actions behind the toolbar. Resubmitting and deleting ask for confirmation with the
     // number of dead letters first.
@@ -98,6 +104,8 @@ Q_SIGNALS:
     void operationFinished(int processed, const QStringList &errors);
 
 private:
+    // A time range that hides every dead letter says so, with a link that shows them all.
+    void showWhatTheTimeRangeHides();
     void createActions();
     void rebuildSubscriptionChoices();
     void applyFilter();
@@ -158,6 +166,7 @@ private:
     qint64 m_total = 0;
     qint64 m_matching = 0;
     QString m_countError;
+    EventDesk::TimeRange m_times;
     QList<std::function<void(qint64)>> m_waitingForCount;
 };
 

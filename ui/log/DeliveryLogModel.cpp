@@ -262,14 +262,25 @@ QVariant DeliveryLogModel::data(const QModelIndex &index, int role) const
     return QVariant();
 }
 
+void DeliveryLogModel::setTimeNote(const QString &text, const QString &toolTip)
+{
+    if (text == m_timeNote && toolTip == m_timeNoteToolTip)
+        return;
+    m_timeNote = text;
+    m_timeNoteToolTip = toolTip;
+    Q_EMIT headerDataChanged(Qt::Horizontal, TimeColumn, TimeColumn);
+}
+
 QVariant DeliveryLogModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return QVariant();
+    if (role == Qt::ToolTipRole && section == TimeColumn && !m_timeNoteToolTip.isEmpty())
+        return m_timeNoteToolTip;
     if (role == Qt::DisplayRole) {
         switch (section) {
         case TimeColumn:
-            return tr("Time");
+            return m_timeNote.isEmpty() ? tr("Time") : tr("Time (%1)").arg(m_timeNote);
         case TopicColumn:
             return tr("Topic");
         case SubscriptionColumn:

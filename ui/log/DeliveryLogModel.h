@@ -71,6 +71,8 @@ public:
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
     int columnCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    // What the Time column's header adds (engineTimeNote(): "Engine time, ×600 the wall clock").
+    void setTimeNote(const QString &text, const QString &toolTip);
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
 
@@ -78,6 +80,8 @@ Q_SIGNALS:
     void subscriptionsChanged();
 
 private:
+    QString m_timeNote;
+    QString m_timeNoteToolTip;
     void removeOldest(int count);
     void noteSubscriptions(const QList<AttemptLogEntry> &entries);
 

@@ -13,7 +13,10 @@
 #include "WorkspaceFolders.h"
 #include "WorkspaceLayout.h"
 #include "WorkspaceTreeModel.h"
+#include "common/Format.h"
 #include "dashboard/DashboardView.h"
+#include "dashboard/ProbationTimeline.h"
+#include "log/DeliveryLogModel.h"
 #include "deadletters/DeadLetterBrowser.h"
 #include "editor/SubscriptionEditor.h"
 #include "endpoint/SharedAccessSignature.h"
@@ -110,6 +113,13 @@ MainWindow::MainWindow(Options options, QWidget *parent)
         m_treeModel->setTotals(totals);
         m_dashboard->setStoredTotals(totals);
         m_statusBar->showStoredTotals(totals);
+    });
+    // Where the store's engine times are not the wall clock's, the views with times say so.
+    connect(m_totals, &StoreTotalsPoller::timeScalesChanged, this, [this](const EngineTimeScales &scales) {
+        const EngineTimeNote note = engineTimeNote(scales.last, scales.fastest);
+        m_deadLetters->setEngineTimeScales(scales);
+        m_log->logModel()->setTimeNote(note.text, note.toolTip);
+        m_dashboard->probationTimeline()->setTimeNote(note.text, note.toolTip);
     });
     connect(&m_host, &EngineHost::attemptsLogged, m_log, &DeliveryLogView::appendAttempts);
     connect(&m_host, &EngineHost::storeError, m_statusBar, &MainStatusBar::showStoreError);

@@ -25,6 +25,7 @@ void StoreTotalsPoller::setStoreLocation(const QString &location)
     m_reading = false;
     m_hasTotals = false;
     m_totals = StoreTotals();
+    m_scales.reset();
     m_lastError.clear();
     m_reader->setStoreLocation(location);
     if (location.isEmpty()) {
@@ -43,10 +44,16 @@ void StoreTotalsPoller::poll()
     const quint64 generation = m_generation;
     m_reader->run(this, [this, generation](const Expected<DeliveryStoreReader *> &store) {
         Expected<StoreTotals> read = store ? store.value()->totals() : Expected<StoreTotals>(Error(store.error()));
-        return [this, generation, read = std::move(read)] {
+        Expected<EngineTimeScales> scales
+            = store ? store.value()->timeScales() : Expected<EngineTimeScales>(Error(store.error()));
+        return [this, generation, read = std::move(read), scales = std::move(scales)] {
             if (generation != m_generation)
                 return;
             m_reading = false;
+            if (scales && scales.value() != m_scales) {
+                m_scales = scales.value();
+                Q_EMIT timeScalesChanged(*m_scales);
+            }
             if (!read) {
                 m_lastError = read.error();
                 return;

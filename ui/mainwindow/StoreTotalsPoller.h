@@ -2,11 +2,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "store/DeliveryStoreReader.h"
 #include "store/StoreTotals.h"
 
 #include <QObject>
 #include <QString>
 #include <QTimer>
+
+#include <optional>
 
 namespace EventDesk::Ui {
 
@@ -43,6 +46,8 @@ public:
 Q_SIGNALS:
     // The first totals of a store, and every change after.
     void totalsChanged(const EventDesk::StoreTotals &totals);
+    // The time scales the store recorded (DeliveryStoreReader::timeScales()), first and changed.
+    void timeScalesChanged(const EventDesk::EngineTimeScales &scales);
 
 private:
     StoreReader *m_reader = nullptr;
@@ -52,6 +57,7 @@ private:
     bool m_reading = false;
     bool m_hasTotals = false;
     EventDesk::StoreTotals m_totals;
+    std::optional<EventDesk::EngineTimeScales> m_scales;
     QString m_lastError;
 };
 

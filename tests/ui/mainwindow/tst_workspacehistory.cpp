@@ -8,7 +8,13 @@
 
 #include "DaemonProcess.h"
 #include "ScriptedReceiver.h"
+#include "common/FilterBar.h"
 #include "dashboard/DashboardView.h"
+#include "dashboard/ProbationTimeline.h"
+#include "deadletters/DeadLetterBrowser.h"
+#include "deadletters/DeadLetterModel.h"
+#include "log/DeliveryLogModel.h"
+#include "log/DeliveryLogView.h"
 #include "host/EngineHost.h"
 #include "host/StoreOpener.h"
 #include "mainwindow/MainWindow.h"
@@ -20,6 +26,8 @@
 #include "PostgresServer.h"
 #endif
 
+#include <QCheckBox>
+#include <QDateTimeEdit>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -102,10 +110,13 @@ private Q_SLOTS:
     void cleanup();
     void sqliteWorkspaceShowsItsTotals();
     void sharedStoreShowsItsTotals();
+    void timeFiltersOfAFastWorkspace();
 
 private:
     // Runs eventdeskd on the workspace until every event reached its fate, then stops it.
-    void fillWorkspace(const QStringList &extraArguments, const QString &storeLocation);
+    // idleMs: how long the daemon runs before the publish (at 600x, a second is ten minutes of
+    // engine time ahead of the wall clock).
+    void fillWorkspace(const QStringList &extraArguments, const QString &storeLocation, int idleMs = 0);
     // The window's views against the totals the daemon left.
     void checkWindow(Ui::MainWindow &window);
 
@@ -151,12 +162,14 @@ void WorkspaceHistoryTest::cleanup()
 }
 
 void WorkspaceHistoryTest::fillWorkspace(const QStringList &extraArguments,
-                                         const QString &storeLocation)
+                                         const QString &storeLocation, int idleMs)
 {
     DaemonProcess daemon(m_workspace->path());
     daemon.setTimeScale(600);
     daemon.setExtraArguments(extraArguments);
     QVERIFY2(daemon.start(), qPrintable(daemon.standardError()));
+    if (idleMs > 0)
+        QTest::qWait(idleMs);
     const HttpResult published = daemon.publish(u"orders"_s, events());
     QCOMPARE(published.status, 200);
     // Every event delivered to ok-sub and dead-lettered at failing.
@@ -248,6 +261,60 @@ void WorkspaceHistoryTest::sharedStoreShowsItsTotals()
 #else
     QSKIP("This build has no PostgreSQL store.");
 #endif
+}
+
+// The dead letters of a run at 600x lie ahead of the wall clock. Opened afterwards at the wall
+// clock's pace, the views say their times are an engine's that ran faster; ticking To keeps every
+// dead letter in; a range that hides them all says so, and Show All brings them back.
+void WorkspaceHistoryTest::timeFiltersOfAFastWorkspace()
+{
+    fillWorkspace({}, WorkspaceFolder::storeFile(m_workspace->path()), 1500);
+    if (QTest::currentTestFailed())
+        return;
+
+    Ui::MainWindow::Options options;
+    options.listen.port = 0;
+    Ui::MainWindow window(options);
+    window.useSecretStore(std::make_unique<MemorySecretStore>(MemorySecretStore::Usage::ThisRunOnly));
+    window.resize(1360, 760);
+    window.show();
+    window.openWorkspace(m_workspace->path());
+    QTRY_VERIFY_WITH_TIMEOUT(window.engineHost()->isRunning(), Timeout);
+    Ui::DeadLetterBrowser *browser = window.deadLetterBrowser();
+    window.tabs()->setCurrentWidget(browser);
+    QTRY_COMPARE_WITH_TIMEOUT(browser->model()->rowCount(), Events, Timeout);
+
+    // The app's engine keeps the wall clock's time; the run before it went 600 times faster.
+    Ui::FilterBar *filter = browser->filterBar();
+    QTRY_COMPARE_WITH_TIMEOUT(filter->timeNoteLabel()->text(), u"Engine time: some runs went ×600"_s,
+                              Timeout);
+    QVERIFY(filter->timeNoteLabel()->isVisibleTo(browser));
+    QCOMPARE(window.deliveryLog()->logModel()->headerData(0, Qt::Horizontal).toString(),
+             u"Time (Engine time: some runs went ×600)"_s);
+    QCOMPARE(window.dashboard()->probationTimeline()->timeNoteLabel()->text(),
+             u"Engine time: some runs went ×600"_s);
+
+    // The dead letters were written ahead of this clock, and To offers their newest minute.
+    const TimeRange times = browser->deadLetterTimes();
+    QVERIFY(times.newestMs >= times.oldestMs && times.oldestMs > 0);
+    QVERIFY2(times.newestMs > QDateTime::currentMSecsSinceEpoch() + 60'000,
+             qPrintable(QDateTime::fromMSecsSinceEpoch(times.newestMs).toString(Qt::ISODate)));
+    filter->toCheck()->setChecked(true);
+    filter->applyNow();
+    QTRY_COMPARE_WITH_TIMEOUT(browser->model()->filter().toMs != 0, true, Timeout);
+    QTRY_COMPARE_WITH_TIMEOUT(browser->model()->rowCount(), Events, Timeout);
+
+    // A range before all of them: none left, and the browser says where they are.
+    filter->toEdit()->setDateTime(QDateTime::fromMSecsSinceEpoch(times.oldestMs).addSecs(-3600));
+    filter->applyNow();
+    QTRY_COMPARE_WITH_TIMEOUT(browser->model()->rowCount(), 0, Timeout);
+    QTRY_VERIFY_WITH_TIMEOUT(browser->statusLabel()->text().contains(u"No dead letter in this time range"_s),
+                             Timeout);
+    QVERIFY2(browser->statusLabel()->text().contains(u"show-all"_s), qPrintable(browser->statusLabel()->text()));
+    Q_EMIT browser->statusLabel()->linkActivated(u"show-all"_s);
+    QVERIFY(!filter->toCheck()->isChecked());
+    QTRY_COMPARE_WITH_TIMEOUT(browser->model()->rowCount(), Events, Timeout);
+    QTRY_VERIFY_WITH_TIMEOUT(!browser->statusLabel()->isVisible(), Timeout);
 }
 
 QTEST_MAIN(WorkspaceHistoryTest)
