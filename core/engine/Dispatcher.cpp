@@ -17,6 +17,8 @@
 #include <QDateTime>
 #include <QThread>
 
+#include <cmath>
+
 using namespace Qt::StringLiterals;
 
 namespace EventDesk {
@@ -52,6 +54,12 @@ Dispatcher::Dispatcher(EngineState &state, EngineSignals &signals, CommitBuffer 
 }
 
 Dispatcher::~Dispatcher() = default;
+
+qint64 Dispatcher::realDurationMs(qint64 engineMs) const
+{
+    const double scale = m_state.clock->scale();
+    return scale > 1.0 ? qint64(std::llround(double(engineMs) / scale)) : engineMs;
+}
 
 void Dispatcher::setLanes(int count)
 {
@@ -331,7 +339,7 @@ void Dispatcher::finishRequest(quint64 requestId, int httpStatus, QNetworkReply:
     log.eventIds = request->eventIds;
     log.attempt = request->attempt;
     log.httpStatus = httpStatus;
-    log.durationMs = now - request->sentMs;
+    log.durationMs = realDurationMs(now - request->sentMs);
 
     if (request->aborted) {
         // SPEC D6: abandoned at the 3 min limit; the deliveries were already rescheduled.
@@ -457,7 +465,7 @@ void Dispatcher::onTimedOut(quint64 requestId, qint64 now)
     log.eventIds = request.eventIds;
     log.attempt = request.attempt;
     log.outcome = DeliveryOutcome::TimedOut;
-    log.durationMs = now - request.sentMs;
+    log.durationMs = realDurationMs(now - request.sentMs);
     if (!request.deliveryIds.isEmpty()) {
         auto first = m_state.deliveries.find(request.deliveryIds.front());
         if (first != m_state.deliveries.end() && first->second.state == DeliveryState::Pending)

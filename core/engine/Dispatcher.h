@@ -62,6 +62,9 @@ public:
     void stopLanes();
 
 private:
+    // A request's duration as the endpoint took it, in real milliseconds: the engine's clock may
+    // run faster (--time-scale), and a latency is not an engine duration.
+    qint64 realDurationMs(qint64 engineMs) const;
     struct Request
     {
         quint64 id = 0;

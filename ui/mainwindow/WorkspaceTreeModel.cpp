@@ -354,7 +354,7 @@ QVariant WorkspaceTreeModel::topicData(const TopicRow &topic, int column, int ro
             // The store's count: what every engine that ran the workspace accepted.
             if (!m_totals)
                 return QString();
-            return tr("%n event(s) published", nullptr,
+            return tr("%n published", nullptr,
                       int(std::min<quint64>(topicTotals(topic).published, std::numeric_limits<int>::max())));
         case BacklogColumn: {
             qint64 backlog = 0;

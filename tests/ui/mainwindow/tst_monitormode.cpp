@@ -317,7 +317,7 @@ void tst_MonitorMode::monitorShowsTheOwnersDataReadOnly()
                                   .siblingAtColumn(Ui::WorkspaceTreeModel::StateColumn)
                                   .data()
                                   .toString(),
-                              u"3 event(s) published"_s, Timeout);
+                              u"3 published"_s, Timeout);
     QCOMPARE(window.treeModel()
                  ->subscriptionIndex(u"orders"_s, u"failing"_s)
                  .siblingAtColumn(Ui::WorkspaceTreeModel::DeadLetterColumn)
@@ -374,7 +374,7 @@ void tst_MonitorMode::monitorFollowsWhatTheOwnerWrites()
                                   .siblingAtColumn(Ui::WorkspaceTreeModel::StateColumn)
                                   .data()
                                   .toString(),
-                              u"5 event(s) published"_s, Timeout);
+                              u"5 published"_s, Timeout);
     window.tabs()->setCurrentWidget(window.dashboard());
     QTRY_COMPARE_WITH_TIMEOUT(window.dashboard()->headline(u"Backlog"_s), QLocale().toString(5), Timeout);
     window.tabs()->setCurrentWidget(window.deadLetterBrowser());

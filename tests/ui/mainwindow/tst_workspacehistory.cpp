@@ -194,7 +194,7 @@ void WorkspaceHistoryTest::checkWindow(Ui::MainWindow &window)
                                   .siblingAtColumn(Ui::WorkspaceTreeModel::StateColumn)
                                   .data()
                                   .toString(),
-                              u"%1 event(s) published"_s.arg(Events), Timeout);
+                              u"%1 published"_s.arg(Events), Timeout);
     QCOMPARE(treeColumn(window, u"failing"_s, Ui::WorkspaceTreeModel::DeadLetterColumn), Events);
     QCOMPARE(treeColumn(window, u"ok-sub"_s, Ui::WorkspaceTreeModel::DeadLetterColumn), 0);
     const QString tip = window.treeModel()
