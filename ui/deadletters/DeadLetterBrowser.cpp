@@ -119,7 +119,8 @@ DeadLetterBrowser::DeadLetterBrowser(EngineHost *host, QWidget *parent)
     , m_latestCountRequest(std::make_shared<std::atomic<quint64>>(0))
 {
     m_statusLabel->setWordWrap(true);
-    m_statusLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Selectable, and its one link (Show all) can be clicked or reached with Tab.
+    m_statusLabel->setTextInteractionFlags(Qt::TextBrowserInteraction);
     m_statusLabel->setTextFormat(Qt::PlainText);
     m_statusLabel->setVisible(false);
     connect(m_statusLabel, &QLabel::linkActivated, this, [this](const QString &link) {

@@ -311,6 +311,8 @@ void WorkspaceHistoryTest::timeFiltersOfAFastWorkspace()
     QTRY_VERIFY_WITH_TIMEOUT(browser->statusLabel()->text().contains(u"No dead letter in this time range"_s),
                              Timeout);
     QVERIFY2(browser->statusLabel()->text().contains(u"show-all"_s), qPrintable(browser->statusLabel()->text()));
+    QVERIFY(browser->statusLabel()->textInteractionFlags().testFlag(Qt::LinksAccessibleByMouse));
+    QVERIFY(browser->statusLabel()->textInteractionFlags().testFlag(Qt::LinksAccessibleByKeyboard));
     Q_EMIT browser->statusLabel()->linkActivated(u"show-all"_s);
     QVERIFY(!filter->toCheck()->isChecked());
     QTRY_COMPARE_WITH_TIMEOUT(browser->model()->rowCount(), Events, Timeout);
