@@ -117,6 +117,8 @@ private:
     // idleMs: how long the daemon runs before the publish (at 600x, a second is ten minutes of
     // engine time ahead of the wall clock).
     void fillWorkspace(const QStringList &extraArguments, const QString &storeLocation, int idleMs = 0);
+    // A window on screen, with a secret store of its own, listening on any free port.
+    static std::unique_ptr<Ui::MainWindow> newWindow();
     // The window's views against the totals the daemon left.
     void checkWindow(Ui::MainWindow &window);
 
@@ -186,6 +188,17 @@ void WorkspaceHistoryTest::fillWorkspace(const QStringList &extraArguments,
     QVERIFY2(daemon.terminate(), qPrintable(daemon.standardError()));
 }
 
+std::unique_ptr<Ui::MainWindow> WorkspaceHistoryTest::newWindow()
+{
+    Ui::MainWindow::Options options;
+    options.listen.port = 0;
+    auto window = std::make_unique<Ui::MainWindow>(options);
+    window->useSecretStore(std::make_unique<MemorySecretStore>(MemorySecretStore::Usage::ThisRunOnly));
+    window->resize(1360, 760);
+    window->show();
+    return window;
+}
+
 void WorkspaceHistoryTest::checkWindow(Ui::MainWindow &window)
 {
     // The tree: the topic's publishes, each subscription's dead letters.
@@ -227,15 +240,10 @@ void WorkspaceHistoryTest::sqliteWorkspaceShowsItsTotals()
     if (QTest::currentTestFailed())
         return;
 
-    Ui::MainWindow::Options options;
-    options.listen.port = 0;
-    Ui::MainWindow window(options);
-    window.useSecretStore(std::make_unique<MemorySecretStore>(MemorySecretStore::Usage::ThisRunOnly));
-    window.resize(1360, 760);
-    window.show();
-    window.openWorkspace(m_workspace->path());
-    QTRY_VERIFY_WITH_TIMEOUT(window.engineHost()->isRunning(), Timeout);
-    checkWindow(window);
+    const std::unique_ptr<Ui::MainWindow> window = newWindow();
+    window->openWorkspace(m_workspace->path());
+    QTRY_VERIFY_WITH_TIMEOUT(window->engineHost()->isRunning(), Timeout);
+    checkWindow(*window);
 }
 
 void WorkspaceHistoryTest::sharedStoreShowsItsTotals()
@@ -249,15 +257,12 @@ void WorkspaceHistoryTest::sharedStoreShowsItsTotals()
     if (QTest::currentTestFailed())
         return;
 
-    Ui::MainWindow window(Ui::MainWindow::Options {});
-    window.useSecretStore(std::make_unique<MemorySecretStore>(MemorySecretStore::Usage::ThisRunOnly));
-    window.resize(1360, 760);
-    window.show();
+    const std::unique_ptr<Ui::MainWindow> window = newWindow();
     const auto location = Ui::SharedWorkspaceLocation::fromUrl(url, QString());
     QVERIFY2(location, qPrintable(location.error()));
-    window.openSharedWorkspace(location.value());
-    QTRY_VERIFY_WITH_TIMEOUT(window.engineHost()->isMonitoringSharedStore(), Timeout);
-    checkWindow(window);
+    window->openSharedWorkspace(location.value());
+    QTRY_VERIFY_WITH_TIMEOUT(window->engineHost()->isMonitoringSharedStore(), Timeout);
+    checkWindow(*window);
 #else
     QSKIP("This build has no PostgreSQL store.");
 #endif
@@ -272,12 +277,8 @@ void WorkspaceHistoryTest::timeFiltersOfAFastWorkspace()
     if (QTest::currentTestFailed())
         return;
 
-    Ui::MainWindow::Options options;
-    options.listen.port = 0;
-    Ui::MainWindow window(options);
-    window.useSecretStore(std::make_unique<MemorySecretStore>(MemorySecretStore::Usage::ThisRunOnly));
-    window.resize(1360, 760);
-    window.show();
+    const std::unique_ptr<Ui::MainWindow> opened = newWindow();
+    Ui::MainWindow &window = *opened;
     window.openWorkspace(m_workspace->path());
     QTRY_VERIFY_WITH_TIMEOUT(window.engineHost()->isRunning(), Timeout);
     Ui::DeadLetterBrowser *browser = window.deadLetterBrowser();
