@@ -5,6 +5,7 @@
 #include <QSet>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <tuple>
 
@@ -119,15 +120,45 @@ QList<TotalChange> totalsOfPublish(const QList<StoredEvent> &events,
                                    const QList<DeliveryRecord> &deliveries, bool countPublished)
 {
     TotalsBuilder totals;
-    for (const DeliveryRecord &delivery : deliveries)
-        totals.add(delivery.topic, delivery.subscription, int(TotalCounter::Matched), 1);
+    // Counted in runs of one subscription (one topic), added to the builder once per run.
+    const auto countRuns = [&totals](const auto &rows, const auto &topicOf, const auto &subscriptionOf,
+                                     const auto &counterOf) {
+        const QString *topic = nullptr;
+        const QString *subscription = nullptr;
+        int counter = 0;
+        qint64 count = 0;
+        for (const auto &row : rows) {
+            const QString &rowTopic = topicOf(row);
+            const QString &rowSubscription = subscriptionOf(row);
+            const int rowCounter = counterOf(row);
+            if (!topic || *topic != rowTopic || *subscription != rowSubscription || counter != rowCounter) {
+                if (topic)
+                    totals.add(*topic, *subscription, counter, count);
+                topic = &rowTopic;
+                subscription = &rowSubscription;
+                counter = rowCounter;
+                count = 0;
+            }
+            ++count;
+        }
+        if (topic)
+            totals.add(*topic, *subscription, counter, count);
+    };
+    countRuns(
+        deliveries, [](const DeliveryRecord &delivery) -> const QString & { return delivery.topic; },
+        [](const DeliveryRecord &delivery) -> const QString & { return delivery.subscription; },
+        [](const DeliveryRecord &) { return int(TotalCounter::Matched); });
     if (countPublished) {
         QSet<qint64> matched;
         matched.reserve(deliveries.size());
         for (const DeliveryRecord &delivery : deliveries)
             matched.insert(delivery.eventSeq);
+        static const QString topicWide = u""_s;
+        countRuns(
+            events, [](const StoredEvent &event) -> const QString & { return event.topic; },
+            [](const StoredEvent &) -> const QString & { return topicWide; },
+            [](const StoredEvent &) { return int(TotalCounter::Published); });
         for (const StoredEvent &event : events) {
-            totals.add(event.topic, QString(), int(TotalCounter::Published), 1);
             if (!matched.contains(event.seq))
                 totals.add(event.topic, QString(), int(TotalCounter::Unmatched), 1);
         }
@@ -138,21 +169,59 @@ QList<TotalChange> totalsOfPublish(const QList<StoredEvent> &events,
 QList<TotalChange> totalsOfBatch(const StoreBatch &batch)
 {
     TotalsBuilder totals;
+    // A group commit's attempts come in runs of one subscription (a thousand deliveries to one
+    // endpoint, mostly): each run is counted here and added to the builder once, so that the
+    // commit costs a few map lookups, not a few per delivery.
+    struct Run
+    {
+        const QString *topic = nullptr;
+        const QString *subscription = nullptr;
+        qint64 requests = 0;
+        qint64 delivered = 0;
+        qint64 latencySumMs = 0;
+        qint64 latencyCount = 0;
+        std::array<qint64, 64> failedByOutcome {};
+    };
+    Run run;
+    const auto flush = [&] {
+        if (!run.topic)
+            return;
+        const QString &topic = *run.topic;
+        const QString &subscription = *run.subscription;
+        totals.add(topic, subscription, int(TotalCounter::Requests), run.requests);
+        totals.add(topic, subscription, int(TotalCounter::Delivered), run.delivered);
+        totals.add(topic, subscription, int(TotalCounter::LatencySumMs), run.latencySumMs);
+        totals.add(topic, subscription, int(TotalCounter::LatencyCount), run.latencyCount);
+        for (size_t outcome = 0; outcome < run.failedByOutcome.size(); ++outcome)
+            totals.add(topic, subscription, failedCounter(DeliveryOutcome(outcome)),
+                       run.failedByOutcome[outcome]);
+        run = Run();
+    };
     for (const AttemptLogEntry &entry : batch.attempts) {
         if (entry.outcome == DeliveryOutcome::Aborted)
             continue;
+        if (!run.topic || *run.topic != entry.topic || *run.subscription != entry.subscription) {
+            flush();
+            run.topic = &entry.topic;
+            run.subscription = &entry.subscription;
+        }
         const qint64 events = std::max<qsizetype>(1, entry.eventIds.size());
-        totals.add(entry.topic, entry.subscription, int(TotalCounter::Requests), 1);
-        totals.add(entry.topic, entry.subscription,
-                   entry.outcome == DeliveryOutcome::Delivered ? int(TotalCounter::Delivered)
-                                                               : failedCounter(entry.outcome),
-                   events);
+        ++run.requests;
+        if (entry.outcome == DeliveryOutcome::Delivered) {
+            run.delivered += events;
+        } else {
+            const auto outcome = size_t(entry.outcome);
+            if (outcome < run.failedByOutcome.size())
+                run.failedByOutcome[outcome] += events;
+            else
+                totals.add(entry.topic, entry.subscription, failedCounter(entry.outcome), events);
+        }
         if (entry.httpStatus > 0) {
-            totals.add(entry.topic, entry.subscription, int(TotalCounter::LatencySumMs),
-                       std::max<qint64>(0, entry.durationMs));
-            totals.add(entry.topic, entry.subscription, int(TotalCounter::LatencyCount), 1);
+            run.latencySumMs += std::max<qint64>(0, entry.durationMs);
+            ++run.latencyCount;
         }
     }
+    flush();
     for (const DeadLetterEntry &entry : batch.deadLetters)
         totals.add(entry.topic, entry.subscription, deadLetteredCounter(entry.reason), 1);
     for (const DroppedEntry &entry : batch.drops)

@@ -241,9 +241,14 @@ void FilterBar::setTimeRangeDefaults(qint64 oldestMs, qint64 newestMs)
         time.setTime(QTime(time.time().hour(), time.time().minute()));
         return time;
     };
+    const QDateTime from = minute(oldestMs);
+    const QDateTime to = minute(std::max(oldestMs, newestMs));
+    // Dead letters arrive several times a second: the edits change (and repaint) once a minute.
+    if (from == m_fromEdit->dateTime() && to == m_toEdit->dateTime())
+        return;
     m_settingTimes = true;
-    m_fromEdit->setDateTime(minute(oldestMs));
-    m_toEdit->setDateTime(minute(std::max(oldestMs, newestMs)));
+    m_fromEdit->setDateTime(from);
+    m_toEdit->setDateTime(to);
     m_settingTimes = false;
 }
 
