@@ -39,6 +39,7 @@
 #include <QLocale>
 #include <QMenu>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -343,8 +344,13 @@ void MainWindow::createViews()
 void MainWindow::restoreWindowState()
 {
     QSettings settings;
-    if (!restoreGeometry(settings.value(u"window/geometry"_s).toByteArray()))
-        resize(1440, 900);
+    if (!restoreGeometry(settings.value(u"window/geometry"_s).toByteArray())) {
+        // A first run: roomy, but never larger than the screen (a 1024×700 laptop panel).
+        QSize size(1440, 900);
+        if (const QScreen *screen = this->screen())
+            size = size.boundedTo(screen->availableGeometry().size());
+        resize(size);
+    }
     restoreState(settings.value(u"window/state"_s).toByteArray());
     m_splitter->restoreState(settings.value(u"window/splitter"_s).toByteArray());
     m_fittingTreeNames = true;

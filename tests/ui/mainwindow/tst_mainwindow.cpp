@@ -37,6 +37,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -188,6 +189,9 @@ struct Fixture
         options.listen.port = port;
         options.jitter = false;
         window = std::make_unique<Ui::MainWindow>(options);
+        // Wider than the offscreen screen (800 px), whose size a first run's window now keeps to:
+        // the layout tests want the room of a desktop.
+        window->resize(1440, 900);
         QObject::connect(window->engineHost(), &EngineHost::snapshotReady, window.get(),
                          [this](const EngineSnapshot &snapshot) { last = snapshot; });
         window->show();
@@ -230,6 +234,7 @@ private Q_SLOTS:
     void copiedSasTokenPublishes();
     void destinationCredentialGoesToSecretStoreNotWorkspace();
     void splitterPositionsAreRememberedPerWorkspace();
+    void firstRunWindowFitsTheScreen();
 };
 
 void tst_MainWindow::initTestCase()
@@ -773,6 +778,7 @@ void tst_MainWindow::splitterPositionsAreRememberedPerWorkspace()
     options.listen.port = freePort();
     options.jitter = false;
     Ui::MainWindow window(options);
+    window.resize(1440, 900);
     window.show();
     window.openWorkspace(other.path());
     QTRY_VERIFY_WITH_TIMEOUT(window.engineHost()->isRunning(), 20000);
@@ -834,6 +840,23 @@ void tst_MainWindow::treeNamesFitUnlessSizedByUser()
     fixture.window->close();
     QSettings().remove(u"window/treeNamesSizedByUser"_s);
     QSettings().remove(u"window/treeHeader"_s);
+}
+
+// A first run (no geometry kept) sizes the window to 1440x900 at most, and never larger than the
+// screen's available area (unless the window's own minimum is larger still).
+void tst_MainWindow::firstRunWindowFitsTheScreen()
+{
+    QSettings().remove(u"window/geometry"_s);
+    Ui::MainWindow window(Ui::MainWindow::Options {});
+    QScreen *screen = window.screen();
+    QVERIFY(screen);
+    const QSize available = screen->availableGeometry().size();
+    const QSize minimum = window.minimumSizeHint();
+    QVERIFY2(window.width() <= std::max({1440, minimum.width()})
+                 && window.width() <= std::max(available.width(), minimum.width()),
+             qPrintable(u"%1 wide, screen %2, minimum %3"_s.arg(window.width()).arg(available.width()).arg(minimum.width())));
+    QVERIFY2(window.height() <= std::max(available.height(), minimum.height()),
+             qPrintable(u"%1 high, screen %2, minimum %3"_s.arg(window.height()).arg(available.height()).arg(minimum.height())));
 }
 
 QTEST_MAIN(tst_MainWindow)
