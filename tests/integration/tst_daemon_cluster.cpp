@@ -9,6 +9,7 @@
 #include "DaemonProcess.h"
 #include "PostgresServer.h"
 #include "ScriptedReceiver.h"
+#include "store/StoreTotals.h"
 
 #include <QHash>
 #include <QSet>
@@ -307,6 +308,23 @@ void DaemonClusterTest::restartOfAllInstancesLosesNothing()
     QCOMPARE(pending, u"0"_s);
     for (const auto &daemon : daemons)
         QVERIFY2(daemon->terminate(), qPrintable(daemon->standardError().right(4000)));
+
+    // The running totals that six instances appended to, three at a time: every accepted event
+    // published and matched exactly once, and delivered at least once.
+    const auto total = [&](int counter) {
+        QString value;
+        const bool read = m_server->execute(
+            store,
+            "SELECT coalesce(sum(value), 0) FROM (SELECT counter, value FROM totals UNION ALL"
+            " SELECT counter, value FROM total_changes) counted WHERE counter = "
+                + QByteArray::number(counter),
+            &value);
+        return read ? value.toLongLong() : -1;
+    };
+    QCOMPARE(total(int(EventDesk::TotalCounter::Published)), qint64(EventCount));
+    QCOMPARE(total(int(EventDesk::TotalCounter::Matched)), qint64(EventCount));
+    QVERIFY2(total(int(EventDesk::TotalCounter::Delivered)) >= EventCount,
+             qPrintable(QString::number(total(int(EventDesk::TotalCounter::Delivered)))));
 }
 
 void DaemonClusterTest::probationIsSharedByAllInstances()
